@@ -1,0 +1,35 @@
+# memprobe — PGXS build.
+#
+#   make && make install            build and install against the first pg_config on PATH
+#   make PG_CONFIG=/path/pg_config  build against another server
+#   make installcheck               run the regression suites on a temporary, memprobe-preloaded
+#                                   server that pg_regress starts itself (run as a non-root user)
+
+EXTENSION  = memprobe
+EXTVERSION = $(shell sed -n "s/^default_version[[:space:]]*=[[:space:]]*'\([^']*\)'.*/\1/p" $(EXTENSION).control)
+
+MODULE_big = memprobe
+OBJS = \
+	src/memprobe.o \
+	src/context_types.o \
+	src/contexts.o \
+	src/alloc_bench.o
+
+# One install script source; upgrade scripts are picked up by name.
+DATA_built = $(EXTENSION)--$(EXTVERSION).sql
+DATA = $(wildcard extension/$(EXTENSION)--*--*.sql)
+EXTRA_CLEAN = $(EXTENSION)--$(EXTVERSION).sql
+
+PG_CPPFLAGS = -I$(srcdir)/src
+
+# The suites need memprobe preloaded, so pg_regress starts its own server with memprobe.conf
+# (as pg_cron does) instead of using whatever server is running.
+REGRESS = setup contexts alloc_bench alloc_bench_cancel bump privileges
+REGRESS_OPTS = --temp-config=$(srcdir)/memprobe.conf --temp-instance=./tmp_check
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+$(EXTENSION)--$(EXTVERSION).sql: extension/$(EXTENSION).sql
+	cp $< $@

@@ -1,0 +1,72 @@
+# Shared by scripts/demo, scripts/test and bench/run: install what memprobe needs on a Debian
+# machine, find or build the server to use, build and install memprobe for it, and run things as
+# the unprivileged user PostgreSQL insists on.  Sourced, not run.  Everything here runs as root.
+
+MEMPROBE_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+MEMPROBE_USER=${MEMPROBE_USER:-memprobe}
+MEMPROBE_WORK=${MEMPROBE_WORK:-/tmp/memprobe-work}
+
+die() { echo "memprobe: $*" >&2; exit 1; }
+
+require_root() {
+  [ "$(id -u)" = 0 ] || die "run this as root (or with sudo): it installs packages and memprobe"
+}
+
+# apt-get install the packages not yet installed (apt-get update first, once per run).
+apt_install() {
+  local missing=() p
+  for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if [ -z "${MEMPROBE_APT_UPDATED:-}" ]; then
+    apt-get update -qq
+    MEMPROBE_APT_UPDATED=1
+  fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# Build tools and PostgreSQL 15 from Debian.  The package must not create and start its own
+# cluster: memprobe's scripts run scratch clusters of their own.
+install_base_packages() {
+  apt_install postgresql-common
+  if grep -q '^#\?\s*create_main_cluster' /etc/postgresql-common/createcluster.conf; then
+    sed -i 's/^#\?\s*create_main_cluster.*/create_main_cluster = false/' \
+      /etc/postgresql-common/createcluster.conf
+  fi
+  apt_install build-essential postgresql-15 postgresql-server-dev-15 postgresql-client-15
+}
+
+# The unprivileged user that owns test and demo clusters.
+ensure_user() {
+  id "$MEMPROBE_USER" >/dev/null 2>&1 ||
+    useradd --system --user-group --create-home --home-dir "/var/lib/$MEMPROBE_USER" \
+      --shell /bin/bash "$MEMPROBE_USER"
+}
+
+as_user() { su "$MEMPROBE_USER" -s /bin/bash -c "$*"; }
+
+# pg_config of a server: "15" is Debian's postgresql-15 package; "15-cassert", "17" and "18" are
+# assert-enabled source builds made (and cached) by scripts/pg-build.
+pg_config_for() {
+  case "$1" in
+    15) echo /usr/lib/postgresql/15/bin/pg_config ;;
+    15-cassert) echo "$("$MEMPROBE_ROOT/scripts/pg-build" 15 cassert | tail -n 1)/bin/pg_config" ;;
+    17|18) echo "$("$MEMPROBE_ROOT/scripts/pg-build" "$1" cassert | tail -n 1)/bin/pg_config" ;;
+    *) die "unknown server '$1' (use 15, 15-cassert, 17 or 18)" ;;
+  esac
+}
+
+# Copy the source tree to a fresh directory for one server, build it there with warnings as
+# errors, install it into that server, and hand the directory to the test user (pg_regress
+# writes results/ and tmp_check/ there).  Prints the directory.
+build_and_install() {
+  local server=$1 pgc=$2 dir="$MEMPROBE_WORK/$1"
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  (cd "$MEMPROBE_ROOT" && tar cf - --exclude=.git --exclude=results --exclude=tmp_check \
+     --exclude='*.o' --exclude='*.so' --exclude='*.bc' --exclude=bench/out .) | (cd "$dir" && tar xf -)
+  make -C "$dir" -s PG_CONFIG="$pgc" with_llvm=no COPT=-Werror >&2
+  make -C "$dir" -s PG_CONFIG="$pgc" with_llvm=no install >&2
+  chown -R "$MEMPROBE_USER:" "$dir"
+  chmod 755 "$MEMPROBE_WORK"
+  echo "$dir"
+}

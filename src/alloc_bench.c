@@ -1,0 +1,472 @@
+/*-------------------------------------------------------------------------
+ *
+ * alloc_bench.c
+ *	  memprobe_alloc_bench(): a palloc/pfree micro-benchmark run inside a
+ *	  fresh memory context of a chosen type, so that allocator comparisons
+ *	  like those behind memprobe (AllocSet's power-of-2 rounding against
+ *	  Generation, PostgreSQL's allocators against plain malloc) can be
+ *	  reproduced from SQL on the user's own server.
+ *
+ * A run allocates nchunks chunks of chunk_size bytes, then releases them in
+ * the order the pattern names, 'loops' times, each time in a new context:
+ *
+ *	fifo	free oldest first (a queue: Generation's best case)
+ *	lifo	free newest first (a stack)
+ *	random	free in a fixed pseudo-random order (the same on every run)
+ *	reset	release everything with one MemoryContextReset
+ *	hold	do not release: the context lives on, under CurTransactionContext,
+ *			until the transaction ends, so memprobe_contexts can show it
+ *
+ * Context types are aset, generation, slab, bump (PostgreSQL 17+) and malloc:
+ * plain malloc/free per chunk, the baseline PostgreSQL's allocators are
+ * measured against.  malloc has no bulk release, so its "reset" frees every
+ * chunk in allocation order.
+ *
+ * Memory discipline: every chunk pointer lives in a "holder" context, and a
+ * reset callback on the holder frees whatever malloc'd chunks are still
+ * outstanding.  An error or a cancel (statement_timeout) anywhere in a run
+ * thus releases everything: the PostgreSQL contexts go with their parent,
+ * and the malloc'd chunks with the holder's callback.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <malloc.h>
+
+#include "common/pg_prng.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "portability/instr_time.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/memutils.h"
+
+#include "alloc_bench.h"
+#include "compat.h"
+#include "context_types.h"
+
+PG_FUNCTION_INFO_V1(memprobe_alloc_bench);
+
+/* memprobe.alloc_bench_max_memory, in kB: the most one run may allocate. */
+static int	alloc_bench_max_memory_kb = 1024 * 1024;
+
+/* How often the timed loops look for a cancel or timeout. */
+#define INTERRUPT_CHECK_MASK	1023
+
+typedef enum BenchPattern
+{
+	PATTERN_FIFO,
+	PATTERN_LIFO,
+	PATTERN_RANDOM,
+	PATTERN_RESET,
+	PATTERN_HOLD
+} BenchPattern;
+
+typedef struct NamedValue
+{
+	const char *name;
+	int			value;
+} NamedValue;
+
+/* -1 stands for malloc, which is no memory context. */
+#define BENCH_MALLOC	(-1)
+
+static const NamedValue bench_types[] = {
+	{"aset", MEMPROBE_CONTEXT_ASET},
+	{"generation", MEMPROBE_CONTEXT_GENERATION},
+	{"slab", MEMPROBE_CONTEXT_SLAB},
+	{"bump", MEMPROBE_CONTEXT_BUMP},
+	{"malloc", BENCH_MALLOC},
+};
+
+static const NamedValue bench_patterns[] = {
+	{"fifo", PATTERN_FIFO},
+	{"lifo", PATTERN_LIFO},
+	{"random", PATTERN_RANDOM},
+	{"reset", PATTERN_RESET},
+	{"hold", PATTERN_HOLD},
+};
+
+/* The chunk pointers of a run, and what the malloc callback must free. */
+typedef struct BenchChunks
+{
+	void	  **chunks;			/* chunks[i] is NULL once released */
+	int			nchunks;
+	MemoryContextCallback callback; /* set for malloc runs only */
+} BenchChunks;
+
+/* What a run measured. */
+typedef struct BenchResult
+{
+	instr_time	alloc_time;
+	instr_time	free_time;
+	int64		peak_bytes;
+	int64		blocks;
+} BenchResult;
+
+/*
+ * lookup_name
+ *		The value 'name' stands for in 'table'; an error listing the valid
+ *		names otherwise.  'what' names the argument in the message.
+ */
+static int
+lookup_name(const NamedValue *table, int ntable, const char *name,
+			const char *what)
+{
+	StringInfoData valid;
+
+	for (int i = 0; i < ntable; i++)
+	{
+		if (strcmp(table[i].name, name) == 0)
+			return table[i].value;
+	}
+
+	initStringInfo(&valid);
+	for (int i = 0; i < ntable; i++)
+	{
+		if (table == bench_types && table[i].value == MEMPROBE_CONTEXT_BUMP &&
+			!MEMPROBE_HAVE_BUMP)
+			continue;
+		appendStringInfo(&valid, "%s\"%s\"", valid.len > 0 ? ", " : "",
+						 table[i].name);
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("unrecognized %s \"%s\"", what, name),
+			 errhint("Valid values are: %s.", valid.data)));
+	pg_unreachable();
+}
+
+/*
+ * release_malloced_chunks
+ *		Reset callback of the holder context: free the malloc'd chunks a run
+ *		still owns, so that an error or cancel mid-run leaks nothing.
+ */
+static void
+release_malloced_chunks(void *arg)
+{
+	BenchChunks *bc = (BenchChunks *) arg;
+
+	for (int i = 0; i < bc->nchunks; i++)
+	{
+		if (bc->chunks[i] != NULL)
+		{
+			free(bc->chunks[i]);
+			bc->chunks[i] = NULL;
+		}
+	}
+}
+
+/*
+ * estimated_bytes
+ *		About how much one run allocates at its peak: the chunks as AllocSet
+ *		would round them (the largest of the allocators), their headers, and
+ *		the array of pointers.
+ */
+static uint64
+estimated_bytes(int chunk_size, int nchunks)
+{
+	uint64		per_chunk = (uint64) chunk_size;
+
+	if (per_chunk <= ALLOCSET_SEPARATE_THRESHOLD)
+		per_chunk = pg_nextpower2_64(per_chunk);
+	per_chunk += 16 + sizeof(void *);
+	return per_chunk * (uint64) nchunks;
+}
+
+/*
+ * check_arguments
+ *		Reject runs the allocator cannot do or memory cannot hold, with
+ *		messages that say what to change.
+ */
+static void
+check_arguments(int kind, BenchPattern pattern, int chunk_size, int nchunks,
+				int loops)
+{
+	Size		limit;
+	uint64		bytes;
+	uint64		max_bytes = (uint64) alloc_bench_max_memory_kb * 1024;
+
+	if (kind == MEMPROBE_CONTEXT_BUMP && !MEMPROBE_HAVE_BUMP)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("context type \"bump\" requires PostgreSQL 17 or later"),
+				 errhint("Valid values on this server are: \"aset\", \"generation\", \"slab\", \"malloc\".")));
+
+	if (kind == MEMPROBE_CONTEXT_BUMP &&
+		pattern != PATTERN_RESET && pattern != PATTERN_HOLD)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bump contexts cannot free individual chunks"),
+				 errhint("Use pattern \"reset\" or \"hold\" with context type \"bump\".")));
+
+	limit = (kind == MEMPROBE_CONTEXT_SLAB) ? MEMPROBE_SLAB_MAX_CHUNK : MaxAllocSize;
+	if (chunk_size <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("chunk_size must be greater than zero")));
+	if ((Size) chunk_size > limit)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("chunk_size %d exceeds the limit of %zu bytes for this context type",
+						chunk_size, limit)));
+	if (nchunks <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("nchunks must be greater than zero")));
+	if (loops <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("loops must be greater than zero")));
+	if (pattern == PATTERN_HOLD && loops != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("pattern \"hold\" runs only once"),
+				 errhint("Pass loops => 1 with pattern \"hold\".")));
+
+	bytes = estimated_bytes(chunk_size, nchunks);
+	if (bytes > max_bytes)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("memory benchmark would allocate about " UINT64_FORMAT " kB, more than memprobe.alloc_bench_max_memory (%d kB)",
+						bytes / 1024, alloc_bench_max_memory_kb),
+				 errhint("Use fewer or smaller chunks, or raise memprobe.alloc_bench_max_memory.")));
+}
+
+/*
+ * release_order
+ *		The order in which chunk indexes are released: NULL means ascending
+ *		(fifo, reset on malloc); lifo and random get an explicit array.
+ */
+static int *
+release_order(BenchPattern pattern, int nchunks)
+{
+	int		   *order;
+
+	if (pattern != PATTERN_LIFO && pattern != PATTERN_RANDOM)
+		return NULL;
+
+	order = palloc(nchunks * sizeof(int));
+	for (int i = 0; i < nchunks; i++)
+		order[i] = (pattern == PATTERN_LIFO) ? nchunks - 1 - i : i;
+
+	if (pattern == PATTERN_RANDOM)
+	{
+		pg_prng_state prng;
+
+		/* A fixed seed: every run frees in the same order. */
+		pg_prng_seed(&prng, UINT64CONST(0x6d656d70726f6265));
+		for (int i = nchunks - 1; i > 0; i--)
+		{
+			int			j = (int) pg_prng_uint64_range(&prng, 0, i);
+			int			tmp = order[i];
+
+			order[i] = order[j];
+			order[j] = tmp;
+		}
+	}
+	return order;
+}
+
+/*
+ * run_once
+ *		One allocate-then-release round.  'context' is the fresh context to
+ *		allocate in, or NULL for malloc.  Adds the timings to *result and
+ *		raises its peak and block count to this round's if larger.
+ */
+static void
+run_once(MemoryContext context, BenchChunks *bc, Size chunk_size,
+		 BenchPattern pattern, const int *order, BenchResult *result)
+{
+	int			n = bc->nchunks;
+	instr_time	start;
+	instr_time	end;
+	int64		peak;
+	int64		blocks;
+
+	/* allocate */
+	INSTR_TIME_SET_CURRENT(start);
+	if (context == NULL)
+	{
+		for (int i = 0; i < n; i++)
+		{
+			if ((i & INTERRUPT_CHECK_MASK) == 0)
+				CHECK_FOR_INTERRUPTS();
+			bc->chunks[i] = malloc(chunk_size);
+			if (bc->chunks[i] == NULL)
+				ereport(ERROR,
+						(errcode(ERRCODE_OUT_OF_MEMORY),
+						 errmsg("out of memory"),
+						 errdetail("Failed on malloc of %zu bytes.", chunk_size)));
+		}
+	}
+	else
+	{
+		for (int i = 0; i < n; i++)
+		{
+			if ((i & INTERRUPT_CHECK_MASK) == 0)
+				CHECK_FOR_INTERRUPTS();
+			bc->chunks[i] = MemoryContextAlloc(context, chunk_size);
+		}
+	}
+	INSTR_TIME_SET_CURRENT(end);
+	INSTR_TIME_ACCUM_DIFF(result->alloc_time, end, start);
+
+	/* what the allocator holds at the peak (untimed) */
+	if (context == NULL)
+	{
+		/* malloc's own chunk header is one size_t in glibc */
+		peak = 0;
+		for (int i = 0; i < n; i++)
+			peak += malloc_usable_size(bc->chunks[i]) + sizeof(size_t);
+		blocks = n;
+	}
+	else
+	{
+		MemoryContextCounters stat = {0};
+
+		context->methods->stats(context, NULL, NULL, &stat, false);
+		peak = (int64) stat.totalspace;
+		blocks = (int64) stat.nblocks;
+	}
+	result->peak_bytes = Max(result->peak_bytes, peak);
+	result->blocks = Max(result->blocks, blocks);
+
+	if (pattern == PATTERN_HOLD)
+		return;
+
+	/* release */
+	INSTR_TIME_SET_CURRENT(start);
+	if (pattern == PATTERN_RESET && context != NULL)
+		MemoryContextReset(context);
+	else
+	{
+		for (int k = 0; k < n; k++)
+		{
+			int			i = order ? order[k] : k;
+
+			if ((k & INTERRUPT_CHECK_MASK) == 0)
+				CHECK_FOR_INTERRUPTS();
+			if (context == NULL)
+				free(bc->chunks[i]);
+			else
+				pfree(bc->chunks[i]);
+			bc->chunks[i] = NULL;
+		}
+	}
+	INSTR_TIME_SET_CURRENT(end);
+	INSTR_TIME_ACCUM_DIFF(result->free_time, end, start);
+
+	/* after a reset the pointers are dangling; forget them */
+	if (pattern == PATTERN_RESET && context != NULL)
+		memset(bc->chunks, 0, n * sizeof(void *));
+}
+
+/*
+ * memprobe_alloc_bench
+ *		SQL: memprobe_alloc_bench(context_type, chunk_size, nchunks,
+ *		pattern, loops) returns (alloc_ns, free_ns, peak_bytes, blocks).
+ *
+ * alloc_ns and free_ns are the mean nanoseconds per chunk over all loops (for
+ * "reset", the reset's time divided by nchunks; NULL for "hold").
+ * peak_bytes is what the context held in blocks after all chunks were
+ * allocated (for malloc: usable size plus malloc's header per chunk); blocks
+ * is how many blocks it had malloc'd then (for malloc, one per chunk).
+ */
+Datum
+memprobe_alloc_bench(PG_FUNCTION_ARGS)
+{
+	char	   *type_name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	int			chunk_size = PG_GETARG_INT32(1);
+	int			nchunks = PG_GETARG_INT32(2);
+	char	   *pattern_name = text_to_cstring(PG_GETARG_TEXT_PP(3));
+	int			loops = PG_GETARG_INT32(4);
+	int			kind;
+	BenchPattern pattern;
+	MemoryContext parent;
+	MemoryContext holder;
+	MemoryContext oldcontext;
+	BenchChunks *bc;
+	int		   *order;
+	BenchResult result = {0};
+	TupleDesc	tupdesc;
+	Datum		values[4];
+	bool		nulls[4] = {0};
+	double		ops;
+
+	kind = lookup_name(bench_types, lengthof(bench_types), type_name,
+					   "context type");
+	pattern = (BenchPattern) lookup_name(bench_patterns, lengthof(bench_patterns),
+										 pattern_name, "pattern");
+	check_arguments(kind, pattern, chunk_size, nchunks, loops);
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+
+	/* "hold" keeps its memory until the transaction ends. */
+	parent = (pattern == PATTERN_HOLD) ? CurTransactionContext : CurrentMemoryContext;
+
+	holder = AllocSetContextCreate(parent, "memprobe_alloc_bench chunks",
+								   ALLOCSET_SMALL_SIZES);
+	oldcontext = MemoryContextSwitchTo(holder);
+	bc = palloc0(sizeof(BenchChunks));
+	bc->chunks = palloc0(nchunks * sizeof(void *));
+	bc->nchunks = nchunks;
+	if (kind == BENCH_MALLOC)
+	{
+		bc->callback.func = release_malloced_chunks;
+		bc->callback.arg = bc;
+		MemoryContextRegisterResetCallback(holder, &bc->callback);
+	}
+	order = release_order(pattern, nchunks);
+	MemoryContextSwitchTo(oldcontext);
+
+	for (int loop = 0; loop < loops; loop++)
+	{
+		MemoryContext context = NULL;
+
+		if (kind != BENCH_MALLOC)
+			context = memprobe_context_create((MemprobeContextKind) kind,
+											  holder, "memprobe_alloc_bench",
+											  (Size) chunk_size);
+		run_once(context, bc, (Size) chunk_size, pattern, order, &result);
+		if (context != NULL && pattern != PATTERN_HOLD)
+			MemoryContextDelete(context);
+	}
+
+	if (pattern != PATTERN_HOLD)
+		MemoryContextDelete(holder);
+
+	ops = (double) nchunks * loops;
+	values[0] = Float8GetDatum(INSTR_TIME_GET_DOUBLE(result.alloc_time) * 1e9 / ops);
+	if (pattern == PATTERN_HOLD)
+		nulls[1] = true;
+	else
+		values[1] = Float8GetDatum(INSTR_TIME_GET_DOUBLE(result.free_time) * 1e9 / ops);
+	values[2] = Int64GetDatum(result.peak_bytes);
+	values[3] = Int64GetDatum(result.blocks);
+
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc),
+													  values, nulls)));
+}
+
+/*
+ * alloc_bench_init
+ *		Define memprobe.alloc_bench_max_memory.
+ */
+void
+alloc_bench_init(void)
+{
+	DefineCustomIntVariable("memprobe.alloc_bench_max_memory",
+							"Largest amount of memory one memprobe_alloc_bench run may allocate.",
+							"Runs whose estimated peak exceeds it are rejected before they start.",
+							&alloc_bench_max_memory_kb,
+							1024 * 1024,
+							1024,
+							MAX_KILOBYTES,
+							PGC_SUSET,
+							GUC_UNIT_KB,
+							NULL, NULL, NULL);
+}

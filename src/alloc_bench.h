@@ -1,0 +1,13 @@
+/*-------------------------------------------------------------------------
+ *
+ * alloc_bench.h
+ *	  memprobe_alloc_bench(): palloc/pfree micro-benchmarks from SQL.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef MEMPROBE_ALLOC_BENCH_H
+#define MEMPROBE_ALLOC_BENCH_H
+
+extern void alloc_bench_init(void);
+
+#endif							/* MEMPROBE_ALLOC_BENCH_H */

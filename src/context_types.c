@@ -1,0 +1,85 @@
+/*-------------------------------------------------------------------------
+ *
+ * context_types.c
+ *	  Names of PostgreSQL's memory context types, and creation of a context
+ *	  of a type chosen by name.
+ *
+ * The type names are the ones PostgreSQL 18's pg_backend_memory_contexts
+ * shows (AllocSet, Generation, Slab, Bump), so memprobe's reports read the
+ * same on every server version.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "compat.h"
+#include "context_types.h"
+
+/*
+ * memprobe_context_type_name
+ *		The type of 'context' as PostgreSQL 18 names it; "???" for a type this
+ *		build does not know (as core does).
+ */
+const char *
+memprobe_context_type_name(MemoryContext context)
+{
+	if (IsA(context, AllocSetContext))
+		return "AllocSet";
+	if (IsA(context, GenerationContext))
+		return "Generation";
+	if (IsA(context, SlabContext))
+		return "Slab";
+	if (compat_is_bump_context(context))
+		return "Bump";
+	return "???";
+}
+
+/*
+ * memprobe_context_create
+ *		Create a context of the given kind under 'parent'.
+ *
+ * AllocSet, Generation and Bump contexts get memprobe's block sizes (see
+ * context_types.h).  A Slab context serves one chunk size only,
+ * 'slab_chunk_size' (ignored for the other kinds), which must not exceed
+ * MEMPROBE_SLAB_MAX_CHUNK; its blocks hold at least 32 chunks.  Bump needs
+ * PostgreSQL 17 or later: callers check MEMPROBE_HAVE_BUMP and report that
+ * to the user themselves.
+ */
+MemoryContext
+memprobe_context_create(MemprobeContextKind kind, MemoryContext parent,
+						const char *name, Size slab_chunk_size)
+{
+	switch (kind)
+	{
+		case MEMPROBE_CONTEXT_ASET:
+			/* the macro form insists on a literal name; ours is the caller's */
+			return AllocSetContextCreateInternal(parent, name,
+												 MEMPROBE_MIN_CONTEXT_SIZE,
+												 MEMPROBE_INIT_BLOCK_SIZE,
+												 MEMPROBE_MAX_BLOCK_SIZE);
+		case MEMPROBE_CONTEXT_GENERATION:
+			return GenerationContextCreate(parent, name,
+										   MEMPROBE_MIN_CONTEXT_SIZE,
+										   MEMPROBE_INIT_BLOCK_SIZE,
+										   MEMPROBE_MAX_BLOCK_SIZE);
+		case MEMPROBE_CONTEXT_SLAB:
+			{
+				Size		block_size = SLAB_DEFAULT_BLOCK_SIZE;
+
+				Assert(slab_chunk_size > 0 &&
+					   slab_chunk_size <= MEMPROBE_SLAB_MAX_CHUNK);
+				/* 64 bytes covers the chunk header and the block header share */
+				while (block_size < 32 * (slab_chunk_size + 64))
+					block_size *= 2;
+				return SlabContextCreate(parent, name, block_size,
+										 slab_chunk_size);
+			}
+		case MEMPROBE_CONTEXT_BUMP:
+			return compat_bump_context_create(parent, name,
+											  MEMPROBE_MIN_CONTEXT_SIZE,
+											  MEMPROBE_INIT_BLOCK_SIZE,
+											  MEMPROBE_MAX_BLOCK_SIZE);
+	}
+	elog(ERROR, "unrecognized memory context kind: %d", (int) kind);
+	pg_unreachable();
+}

@@ -1,0 +1,45 @@
+/*-------------------------------------------------------------------------
+ *
+ * context_types.h
+ *	  Names of PostgreSQL's memory context types, and creation of a context
+ *	  of a type chosen by name.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef MEMPROBE_CONTEXT_TYPES_H
+#define MEMPROBE_CONTEXT_TYPES_H
+
+#include "postgres.h"
+
+#include "utils/memutils.h"
+
+/* The allocators memprobe can create a context of. */
+typedef enum MemprobeContextKind
+{
+	MEMPROBE_CONTEXT_ASET,
+	MEMPROBE_CONTEXT_GENERATION,
+	MEMPROBE_CONTEXT_SLAB,
+	MEMPROBE_CONTEXT_BUMP
+} MemprobeContextKind;
+
+/*
+ * Block sizes memprobe gives the AllocSet, Generation and Bump contexts it
+ * creates: blocks double from 8kB up to 1MB.  Core's ALLOCSET_DEFAULT_SIZES
+ * doubles up to 8MB, which can leave a context holding almost twice what it
+ * stores (a half-empty 8MB block); 1MB caps that waste at a few percent for
+ * large contexts while keeping malloc calls rare.
+ */
+#define MEMPROBE_MIN_CONTEXT_SIZE	0
+#define MEMPROBE_INIT_BLOCK_SIZE	(8 * 1024)
+#define MEMPROBE_MAX_BLOCK_SIZE		(1024 * 1024)
+
+/* Largest chunk memprobe asks a Slab context for (its blocks hold >= 32). */
+#define MEMPROBE_SLAB_MAX_CHUNK		(256 * 1024)
+
+extern const char *memprobe_context_type_name(MemoryContext context);
+extern MemoryContext memprobe_context_create(MemprobeContextKind kind,
+											 MemoryContext parent,
+											 const char *name,
+											 Size slab_chunk_size);
+
+#endif							/* MEMPROBE_CONTEXT_TYPES_H */
