@@ -1,0 +1,558 @@
+#!/usr/bin/python3
+"""memprobe benchmark runner: A/B measurements against scratch clusters.
+
+Started by bench/run (which installs packages, builds and installs memprobe, and hands over the
+server's bindir).  For each workload it creates the data on a scratch cluster with memprobe
+preloaded, warms up, then measures its variants alternating A B A B ... for several rounds with
+pgbench, and reports the median latency and TPS of each variant, the ratio to the first variant,
+the min-max spread, and a memory figure where the plan has one.  Optionally it counts CPU events
+(perf stat) for the backend running each variant.
+
+Results go to bench/out/ (raw JSON, plots) and, with --write-results, to bench/RESULTS.md.
+
+A "variant" is what is compared: a set of session settings (PGOPTIONS) on one cluster, or another
+cluster altogether (memprobe loaded vs not loaded).  Features that have not landed yet have a
+single "core" variant: those rows record what core PostgreSQL does, for later comparison.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import signal
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+USER = os.environ.get("MEMPROBE_USER", "memprobe")
+BASE = os.environ.get("MEMPROBE_BENCH_DIR", "/var/tmp/memprobe-bench")
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def as_user(cmd, env=None, check=True, capture=True, stdin=None):
+    """Run cmd (a list) as the unprivileged bench user."""
+    full_env = dict(os.environ)
+    if env:
+        full_env.update(env)
+    res = subprocess.run(["runuser", "-u", USER, "--"] + cmd, env=full_env, check=False,
+                         stdout=subprocess.PIPE if capture else None,
+                         stderr=subprocess.PIPE if capture else None, text=True, input=stdin)
+    if check and res.returncode != 0:
+        raise RuntimeError("command failed (%d): %s\n%s%s" % (res.returncode, " ".join(cmd),
+                                                            res.stdout or "", res.stderr or ""))
+    return res
+
+
+class Cluster:
+    """A scratch cluster owned by the bench user, reached over a Unix socket."""
+
+    def __init__(self, bindir, name, port, preload):
+        self.bindir = bindir
+        self.dir = os.path.join(BASE, name)
+        self.data = os.path.join(self.dir, "data")
+        self.port = port
+        self.preload = preload
+        self.settings = {}
+
+    def bin(self, prog):
+        return os.path.join(self.bindir, prog)
+
+    def init(self):
+        if os.path.exists(self.data):
+            self.stop(quiet=True)
+            shutil.rmtree(self.dir)
+        os.makedirs(self.dir)
+        shutil.chown(self.dir, USER)
+        as_user([self.bin("initdb"), "-D", self.data, "--auth=trust", "--no-instructions", "-N"])
+
+    def start(self, settings):
+        opts = {"port": str(self.port), "listen_addresses": "''",
+                "unix_socket_directories": "'%s'" % self.dir, "jit": "off",
+                "max_parallel_workers_per_gather": "0", "fsync": "off",
+                "synchronous_commit": "off", "autovacuum": "off",
+                "shared_preload_libraries": "memprobe" if self.preload else "''"}
+        opts.update(settings)
+        self.settings = opts
+        optstr = " ".join("-c %s=%s" % (k, v) for k, v in opts.items())
+        as_user([self.bin("pg_ctl"), "-D", self.data, "-l", os.path.join(self.dir, "log"), "-w",
+                 "-o", optstr, "start"])
+
+    def stop(self, quiet=False):
+        as_user([self.bin("pg_ctl"), "-D", self.data, "-m", "fast", "-w", "stop"], check=not quiet)
+
+    def restart(self, settings):
+        self.stop()
+        self.start(settings)
+
+    def conn_args(self, db="postgres"):
+        return ["-h", self.dir, "-p", str(self.port), "-d", db]
+
+    def psql(self, sql, db="bench", options=""):
+        res = as_user([self.bin("psql"), "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1"]
+                      + self.conn_args(db), env={"PGOPTIONS": options}, stdin=sql)
+        return res.stdout
+
+    def ensure_db(self):
+        if self.psql("SELECT 1 FROM pg_database WHERE datname = 'bench'", db="postgres").strip() != "1":
+            self.psql("CREATE DATABASE bench", db="postgres")
+
+
+class Variant:
+    def __init__(self, label, cluster, options=""):
+        self.label = label
+        self.cluster = cluster
+        self.options = options
+
+
+# --------------------------------------------------------------------------------------------
+# Workloads.  Each has: settings (server), setup(param) SQL run once per data size, query(param)
+# (the statement measured), session (settings for every variant), params (full, quick), and
+# variants(clusters) -> [Variant].
+# --------------------------------------------------------------------------------------------
+
+NO_OTHER_JOINS = "-c enable_hashjoin=off -c enable_mergejoin=off -c enable_memoize=off"
+
+
+def material_variants(c):
+    # GenMaterial has not landed: core's Material only.
+    return [Variant("core", c["main"])]
+
+
+WORKLOADS = [
+    {
+        "name": "material",
+        "title": "Material over N tuples of ~1KB, scanned twice (nested loop inner), work_mem 64MB",
+        "settings": {"shared_buffers": "256MB"},
+        "session": "-c work_mem=64MB -c enable_material=on " + NO_OTHER_JOINS,
+        "params": ([2 ** i for i in range(14)], [1, 64, 8192]),
+        "param_name": "tuples",
+        "setup": lambda n, quick: """
+            DROP TABLE IF EXISTS mat_outer, mat_inner_%(n)d;
+            CREATE TABLE mat_outer AS SELECT g AS a FROM generate_series(1, 2) g;
+            CREATE TABLE mat_inner_%(n)d AS SELECT g AS a, repeat('a', 1024) AS b
+              FROM generate_series(1, %(n)d) g;
+            VACUUM ANALYZE mat_outer, mat_inner_%(n)d;""" % {"n": n},
+        "query": lambda n: "SELECT sum(length(b)) FROM mat_outer CROSS JOIN mat_inner_%d;" % n,
+        "variants": material_variants,
+        "transactions": (lambda n: max(20, min(2000, 400000 // (n + 64))), lambda n: 5),
+    },
+    {
+        "name": "windowagg",
+        "title": "WindowAgg lag(b, 800) over 1KB rows, LIMIT 1600, work_mem 1MB",
+        "settings": {"shared_buffers": "256MB"},
+        "session": "-c work_mem=1MB",
+        "params": ([1000000], [20000]),
+        "param_name": "rows",
+        "setup": lambda n, quick: """
+            DROP TABLE IF EXISTS winagg;
+            CREATE TABLE winagg AS SELECT a, repeat('a', 1024) AS b FROM generate_series(1, %d) a;
+            VACUUM ANALYZE winagg;""" % n,
+        "query": lambda n: ("SELECT sum(l1), sum(l2) FROM (SELECT length(b) l1, "
+                            "length(lag(b, 800) OVER ()) AS l2 FROM winagg LIMIT 1600) s;"),
+        "variants": material_variants,
+        "transactions": (lambda n: 10, lambda n: 3),
+    },
+    {
+        "name": "seqscan_1row_per_page",
+        "title": "count(*) over one row per page (fillfactor 10, 900-byte rows), shared_buffers 256MB",
+        "settings": {"shared_buffers": "256MB"},
+        "session": "",
+        "params": ([140000], [5000]),
+        "param_name": "rows",
+        "setup": lambda n, quick: """
+            DROP TABLE IF EXISTS onerow;
+            CREATE TABLE onerow (id int, pad text) WITH (fillfactor = 10);
+            ALTER TABLE onerow ALTER COLUMN pad SET STORAGE plain;
+            INSERT INTO onerow SELECT g, repeat('x', 900) FROM generate_series(1, %d) g;
+            VACUUM (FREEZE, ANALYZE) onerow;""" % n,
+        "query": lambda n: "SELECT count(*) FROM onerow;",
+        "variants": lambda c: [Variant("core", c["main"])],
+        "transactions": (lambda n: 10, lambda n: 3),
+        "cold": "onerow",
+    },
+    {
+        "name": "seqscan_filter_all",
+        "title": "SELECT * FROM t WHERE id = 0 on an 8-int-column table, all in shared buffers (1GB)",
+        "settings": {"shared_buffers": "1GB"},
+        "session": "",
+        "params": ([2500000], [100000]),
+        "param_name": "rows",
+        "setup": lambda n, quick: """
+            DROP TABLE IF EXISTS ints8;
+            CREATE TABLE ints8 AS SELECT g AS id, g AS c2, g AS c3, g AS c4, g AS c5, g AS c6,
+              g AS c7, g AS c8 FROM generate_series(1, %d) g;
+            VACUUM (FREEZE, ANALYZE) ints8;
+            SELECT count(*) FROM ints8;""" % n,
+        "query": lambda n: "SELECT * FROM ints8 WHERE id = 0;",
+        "variants": lambda c: [Variant("core", c["main"])],
+        "transactions": (lambda n: 40, lambda n: 5),
+        "prewarm": "ints8",
+    },
+    {
+        "name": "deform",
+        "title": "sum(last int) after a text column and N int columns, 1M rows, in shared buffers",
+        "settings": {"shared_buffers": "1GB"},
+        "session": "",
+        "params": ([0, 1, 2, 4, 8, 15, 32], [0, 15]),
+        "param_name": "columns",
+        "setup": lambda n, quick: """
+            DROP TABLE IF EXISTS deform_%(n)d;
+            CREATE TABLE deform_%(n)d AS SELECT 'row ' || g AS t%(cols)s, g AS last
+              FROM generate_series(1, %(rows)d) g;
+            VACUUM (FREEZE, ANALYZE) deform_%(n)d;
+            SELECT count(*) FROM deform_%(n)d;""" % {
+            "n": n, "rows": 50000 if quick else 1000000,
+            "cols": "".join(", g AS c%d" % i for i in range(n))},
+        "query": lambda n: "SELECT sum(last) FROM deform_%d;" % n,
+        "variants": lambda c: [Variant("core", c["main"])],
+        "transactions": (lambda n: 20, lambda n: 3),
+    },
+    {
+        "name": "pgbench_select_only",
+        "title": "pgbench -S (simple protocol, 1 client), memprobe loaded vs not loaded",
+        "settings": {"shared_buffers": "256MB"},
+        "session": "",
+        "params": ([10], [1]),
+        "param_name": "scale",
+        "builtin": "select-only",
+        "variants": lambda c: [Variant("memprobe loaded", c["main"]),
+                               Variant("not loaded", c["plain"])],
+        "duration": (10, 2),
+    },
+]
+
+
+def parse_pgbench(out):
+    lat = re.search(r"latency average = ([0-9.]+) ms", out)
+    tps = re.search(r"tps = ([0-9.]+)", out)
+    if not lat or not tps:
+        raise RuntimeError("cannot parse pgbench output:\n" + out)
+    return float(lat.group(1)), float(tps.group(1))
+
+
+def run_pgbench(variant, wl, param, quick, script_path):
+    c = variant.cluster
+    env = {"PGOPTIONS": (wl.get("session", "") + " " + variant.options).strip()}
+    if "builtin" in wl:
+        dur = wl["duration"][1 if quick else 0]
+        args = ["-n", "-b", wl["builtin"], "-c", "1", "-T", str(dur)]
+    else:
+        tx = wl["transactions"][1 if quick else 0](param)
+        args = ["-n", "-f", script_path, "-t", str(tx)]
+    res = as_user([c.bin("pgbench")] + args + c.conn_args("bench"), env=env)
+    return parse_pgbench(res.stdout)
+
+
+def explain_memory(variant, wl, param):
+    """The memory figure of the plan: EXPLAIN's Maximum Storage (PostgreSQL 18's Material, or
+    memprobe's node), in kB, summed over nodes; None where the plan shows none."""
+    if "builtin" in wl:
+        return None
+    sql = "EXPLAIN (ANALYZE, FORMAT JSON, TIMING OFF) " + wl["query"](param)
+    out = variant.cluster.psql(sql, options=(wl.get("session", "") + " " + variant.options).strip())
+    plan = json.loads(out)
+    found = []
+
+    def walk(node):
+        if "Maximum Storage" in node:
+            found.append(node["Maximum Storage"])
+        for child in node.get("Plans", []):
+            walk(child)
+
+    walk(plan[0]["Plan"])
+    return max(found) if found else None
+
+
+def evict_relation(cluster, relname):
+    """Drop a relation's files from the OS page cache (it is clean after a CHECKPOINT)."""
+    cluster.psql("CHECKPOINT", db="bench")
+    rel = cluster.psql("SELECT pg_relation_filepath('%s')" % relname).strip()
+    base = os.path.join(cluster.data, rel)
+    seg = 0
+    while True:
+        path = base if seg == 0 else "%s.%d" % (base, seg)
+        if not os.path.exists(path):
+            break
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        finally:
+            os.close(fd)
+        seg += 1
+
+
+def perf_counters(variant, wl, param, runs):
+    """perf stat counters for the backend running the query `runs` times."""
+    if "builtin" in wl or shutil.which("perf") is None:
+        return None
+    c = variant.cluster
+    env = dict(os.environ, PGOPTIONS=(wl.get("session", "") + " " + variant.options).strip())
+    proc = subprocess.Popen(["runuser", "-u", USER, "--", c.bin("psql"), "-X", "-q", "-At"]
+                            + c.conn_args("bench"), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            text=True, env=env)
+    proc.stdin.write("SELECT pg_backend_pid();\n")
+    proc.stdin.flush()
+    pid = proc.stdout.readline().strip()
+    events = "instructions,cycles,branch-misses,cache-misses"
+    perf = subprocess.Popen(["perf", "stat", "-x", ",", "-e", events, "-p", pid],
+                            stderr=subprocess.PIPE, text=True)
+    time.sleep(0.3)
+    proc.stdin.write("\\o /dev/null\n" + (wl["query"](param) + "\n") * runs + "\\o\nSELECT 1;\n")
+    proc.stdin.flush()
+    proc.stdout.readline()
+    perf.send_signal(signal.SIGINT)
+    _, err = perf.communicate()
+    proc.stdin.close()
+    proc.wait()
+    counts = {}
+    for line in err.splitlines():
+        parts = line.split(",")
+        if len(parts) >= 3 and parts[0].strip().isdigit():
+            counts[parts[2].split(":")[0]] = int(parts[0])
+    if not counts:
+        return None
+    if "instructions" in counts and counts.get("cycles"):
+        counts["ipc"] = counts["instructions"] / counts["cycles"]
+    counts["runs"] = runs
+    return counts
+
+
+def measure(wl, clusters, quick, rounds, with_perf, outdir):
+    results = []
+    params = wl["params"][1 if quick else 0]
+    for c in set(clusters.values()):
+        c.restart(wl["settings"])
+    for param in params:
+        variants = wl["variants"](clusters)
+        script_path = None
+        if "builtin" in wl:
+            for c in set(v.cluster for v in variants):
+                c.psql("", db="bench")
+                as_user([c.bin("pgbench"), "-i", "-q", "-s", str(param)] + c.conn_args("bench"))
+        else:
+            setup = wl["setup"](param, quick)
+            for c in set(v.cluster for v in variants):
+                c.psql(setup)
+                if wl.get("cold"):
+                    # start from empty shared buffers: only the scan's own reads stay there
+                    c.restart(wl["settings"])
+                if wl.get("prewarm"):
+                    c.psql("SELECT count(*) FROM %s" % wl["prewarm"])
+            script_path = os.path.join(BASE, "%s-%s.sql" % (wl["name"], param))
+            with open(script_path, "w") as f:
+                f.write(wl["query"](param) + "\n")
+            shutil.chown(script_path, USER)
+        modes = ["warm"] + (["cold"] if wl.get("cold") else [])
+        for mode in modes:
+            samples = {v.label: [] for v in variants}
+            # warm-up: one untimed pass of every variant
+            for v in variants:
+                run_pgbench(v, wl, param, True, script_path)
+            for r in range(rounds):
+                order = variants if r % 2 == 0 else list(reversed(variants))
+                for v in order:
+                    if mode == "cold":
+                        evict_relation(v.cluster, wl["cold"])
+                        lat, tps = run_pgbench_cold(v, wl, param, script_path)
+                    else:
+                        lat, tps = run_pgbench(v, wl, param, quick, script_path)
+                    samples[v.label].append((lat, tps))
+            for v in variants:
+                lats = [s[0] for s in samples[v.label]]
+                tpss = [s[1] for s in samples[v.label]]
+                row = {
+                    "workload": wl["name"], "param_name": wl["param_name"], "param": param,
+                    "mode": mode, "variant": v.label, "rounds": rounds,
+                    "latency_ms": statistics.median(lats), "latency_min": min(lats),
+                    "latency_max": max(lats), "tps": statistics.median(tpss),
+                    "memory_kb": explain_memory(v, wl, param) if mode == "warm" else None,
+                }
+                if with_perf and mode == "warm":
+                    row["perf"] = perf_counters(v, wl, param, 5 if quick else 20)
+                results.append(row)
+                log("  %-22s %-8s %-6s %-16s median %9.3f ms  (%9.3f .. %9.3f)  tps %10.2f%s" % (
+                    wl["name"], param, mode, v.label, row["latency_ms"], row["latency_min"],
+                    row["latency_max"], row["tps"],
+                    "  mem %s kB" % row["memory_kb"] if row["memory_kb"] is not None else ""))
+    return results
+
+
+def run_pgbench_cold(variant, wl, param, script_path):
+    """One execution right after evicting the relation: a single transaction."""
+    c = variant.cluster
+    env = {"PGOPTIONS": (wl.get("session", "") + " " + variant.options).strip()}
+    res = as_user([c.bin("pgbench"), "-n", "-f", script_path, "-t", "1"] + c.conn_args("bench"),
+                  env=env)
+    return parse_pgbench(res.stdout)
+
+
+def ratio_rows(results):
+    """Adds 'ratio' (variant latency / first variant's latency) per workload, param and mode."""
+    first = {}
+    for r in results:
+        key = (r["workload"], r["param"], r["mode"])
+        first.setdefault(key, r["latency_ms"])
+        r["ratio"] = r["latency_ms"] / first[key] if first[key] else None
+    return results
+
+
+def markdown(results, meta):
+    lines = []
+    lines.append("| workload | %s | mode | variant | median latency ms | min .. max ms | median TPS "
+                 "| ratio to first | memory kB | instructions/run | IPC | branch-misses/run |"
+                 % "param")
+    lines.append("|" + "---|" * 12)
+    for r in results:
+        p = r.get("perf") or {}
+        runs = p.get("runs") or 1
+        lines.append("| %s | %s=%s | %s | %s | %.3f | %.3f .. %.3f | %.2f | %.3f | %s | %s | %s | %s |" % (
+            r["workload"], r["param_name"], r["param"], r["mode"], r["variant"], r["latency_ms"],
+            r["latency_min"], r["latency_max"], r["tps"], r["ratio"] or 0,
+            r["memory_kb"] if r["memory_kb"] is not None else "-",
+            "%.0f" % (p["instructions"] / runs) if "instructions" in p else "-",
+            "%.2f" % p["ipc"] if "ipc" in p else "-",
+            "%.0f" % (p["branch-misses"] / runs) if "branch-misses" in p else "-"))
+    return "\n".join(lines)
+
+
+def plot(results, outdir):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        log("matplotlib not available: no plots")
+        return []
+    made = []
+    for name in ("material", "deform"):
+        rows = [r for r in results if r["workload"] == name and r["mode"] == "warm"]
+        if len({r["param"] for r in rows}) < 2:
+            continue
+        fig, ax = plt.subplots(figsize=(7, 4))
+        for label in dict.fromkeys(r["variant"] for r in rows):
+            pts = sorted((r["param"], r["latency_ms"]) for r in rows if r["variant"] == label)
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=label)
+        ax.set_xlabel(rows[0]["param_name"])
+        ax.set_ylabel("median latency (ms)")
+        if name == "material":
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log")
+        ax.set_title(next(w["title"] for w in WORKLOADS if w["name"] == name), fontsize=8)
+        ax.grid(True, alpha=0.3)
+        ax.legend()
+        path = os.path.join(outdir, "%s.png" % name)
+        fig.tight_layout()
+        fig.savefig(path, dpi=100)
+        plt.close(fig)
+        made.append(path)
+    return made
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bindir", required=True)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--rounds", type=int)
+    ap.add_argument("--perf", action="store_true")
+    ap.add_argument("--write-results", action="store_true")
+    ap.add_argument("--command", default="bench/run")
+    ap.add_argument("workloads", nargs="*")
+    args = ap.parse_args()
+
+    rounds = args.rounds or (1 if args.quick else 5)
+    chosen = [w for w in WORKLOADS if not args.workloads or w["name"] in args.workloads]
+    unknown = set(args.workloads) - {w["name"] for w in WORKLOADS}
+    if unknown:
+        sys.exit("unknown workload(s): %s (have: %s)" % (", ".join(sorted(unknown)),
+                                                         ", ".join(w["name"] for w in WORKLOADS)))
+    os.makedirs(BASE, exist_ok=True)
+    shutil.chown(BASE, USER)
+    outdir = os.path.join(HERE, "out")
+    os.makedirs(outdir, exist_ok=True)
+
+    clusters = {"main": Cluster(args.bindir, "main", 54991, preload=True)}
+    if any(w["name"] == "pgbench_select_only" for w in chosen):
+        clusters["plain"] = Cluster(args.bindir, "plain", 54992, preload=False)
+    for c in clusters.values():
+        c.init()
+        c.start({})
+        c.ensure_db()
+    version = clusters["main"].psql("SELECT version()", db="postgres").strip()
+    main_c = clusters["main"]
+    main_c.psql("CREATE EXTENSION IF NOT EXISTS memprobe")
+
+    results = []
+    started = time.time()
+    try:
+        for wl in chosen:
+            log("== %s: %s" % (wl["name"], wl["title"]))
+            results += measure(wl, clusters, args.quick, rounds, args.perf, outdir)
+    finally:
+        for c in clusters.values():
+            c.stop(quiet=True)
+    ratio_rows(results)
+
+    meta = {
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "server": version, "machine": "%s, %d cores, %s" % (
+            platform.machine(), os.cpu_count(), mem_total()),
+        "kernel": platform.release(), "rounds": rounds, "quick": args.quick,
+        "seconds": round(time.time() - started),
+        "settings": "fsync=off, synchronous_commit=off, jit=off, autovacuum=off, "
+                    "max_parallel_workers_per_gather=0; shared_buffers per workload",
+    }
+    with open(os.path.join(outdir, "results.json"), "w") as f:
+        json.dump({"meta": meta, "results": results}, f, indent=1)
+    table = markdown(results, meta)
+    plots = plot(results, outdir)
+    print(table)
+    if args.write_results:
+        write_results_md(meta, table, results, plots, args.command)
+    log("bench: %d rows in %ds; raw results in %s" % (len(results), meta["seconds"], outdir))
+
+
+def mem_total():
+    with open("/proc/meminfo") as f:
+        kb = int(f.readline().split()[1])
+    return "%.0f GiB RAM" % (kb / 1024 / 1024)
+
+
+def write_results_md(meta, table, results, plots, command):
+    path = os.path.join(HERE, "RESULTS.md")
+    pngs = []
+    for p in plots:
+        dest = os.path.join(HERE, os.path.basename(p))
+        shutil.copy(p, dest)
+        pngs.append(os.path.basename(p))
+    titles = "\n".join("- `%s`: %s" % (w["name"], w["title"]) for w in WORKLOADS)
+    with open(path, "w") as f:
+        f.write("# memprobe benchmark results\n\n")
+        f.write("Reproduce (as root, from the repository root):\n\n```sh\n%s\n```\n\n" % command)
+        f.write("- date: %s\n- server: %s\n- machine: %s, kernel %s\n- %s\n"
+                "- rounds per variant: %d (alternating A B A B), medians; one untimed warm-up pass\n"
+                "- run took %d s\n\n" % (meta["date"], meta["server"], meta["machine"],
+                                         meta["kernel"], meta["settings"], meta["rounds"],
+                                         meta["seconds"]))
+        f.write("Workloads:\n\n%s\n\n" % titles)
+        f.write("Variants: features that have not landed yet are measured as `core` only "
+                "(what stock PostgreSQL does, the baseline their A/B will use). "
+                "\"ratio to first\" is the variant's median latency over the first variant's. "
+                "\"memory kB\" is EXPLAIN's Maximum Storage where the plan reports one "
+                "(core PostgreSQL 15 reports none). Cold rows evict the table from the OS page "
+                "cache (posix_fadvise DONTNEED) before each execution.\n\n")
+        f.write(table + "\n")
+        for p in pngs:
+            f.write("\n![%s](%s)\n" % (p, p))
+
+
+if __name__ == "__main__":
+    main()
