@@ -13,7 +13,9 @@ OBJS = \
 	src/memprobe.o \
 	src/context_types.o \
 	src/contexts.o \
-	src/alloc_bench.o
+	src/alloc_bench.o \
+	src/material.o \
+	src/material_exec.o
 
 # One install script source; upgrade scripts are picked up by name.
 DATA_built = $(EXTENSION)--$(EXTVERSION).sql
@@ -24,7 +26,7 @@ PG_CPPFLAGS = -I$(srcdir)/src
 
 # The suites need memprobe preloaded, so pg_regress starts its own server with memprobe.conf
 # (as pg_cron does) instead of using whatever server is running.
-REGRESS = setup contexts alloc_bench alloc_bench_cancel bump privileges
+REGRESS = setup contexts alloc_bench alloc_bench_cancel bump privileges material material_memory material_plans
 REGRESS_OPTS = --temp-config=$(srcdir)/memprobe.conf --temp-instance=./tmp_check
 
 PG_CONFIG ?= pg_config

@@ -12,8 +12,10 @@
 
 #include "postgres.h"
 
+#include "executor/executor.h"
 #include "nodes/memnodes.h"
 #include "utils/memutils.h"
+#include "utils/resowner.h"
 
 #if PG_VERSION_NUM < 150000
 #error "memprobe requires PostgreSQL 15 or later"
@@ -63,5 +65,214 @@ compat_bump_context_create(MemoryContext parent, const char *name,
 	pg_unreachable();
 #endif
 }
+
+/* ------------------------------------------------------------------------
+ * EXPLAIN helpers moved to commands/explain_format.h and explain_state.h in 18.
+ * ------------------------------------------------------------------------
+ */
+#if PG_VERSION_NUM >= 180000
+#include "commands/explain_format.h"
+#include "commands/explain_state.h"
+#else
+#include "commands/explain.h"
+#endif
+
+/* Indent a text-format EXPLAIN line: ExplainIndentText() is exported from 18. */
+static inline void
+compat_explain_indent(ExplainState *es)
+{
+#if PG_VERSION_NUM >= 180000
+	ExplainIndentText(es);
+#else
+	/* as explain.c's static ExplainIndentText() of 15 and 17 */
+	Assert(es->format == EXPLAIN_FORMAT_TEXT);
+	if (es->str->len == 0 || es->str->data[es->str->len - 1] == '\n')
+		appendStringInfoSpaces(es->str, es->indent * 2);
+#endif
+}
+
+/* ------------------------------------------------------------------------
+ * Tuplestore storage statistics.
+ *
+ * PostgreSQL 18 keeps tuplestore tuples in a Generation context of its own
+ * and reports what they took through tuplestore_get_stats(), which EXPLAIN
+ * prints for Material nodes.  Before 18 the tuples live in whatever context
+ * was current at tuplestore_begin_heap(), and there is no way to ask a
+ * tuplestore what it holds.  GenMaterial (material_exec.c) needs exactly
+ * PostgreSQL 18's figures on 15 and 17, so it reads them from the
+ * tuplestore's private state, whose layout is copied below from
+ * src/backend/utils/sort/tuplestore.c (identical in 15.18 and 17.11).
+ * compat_tuplestore_layout_ok() checks the copy against a live tuplestore
+ * before memprobe relies on it; GenMaterial stands aside when it fails.
+ * ------------------------------------------------------------------------
+ */
+#include "storage/buffile.h"
+#include "utils/tuplestore.h"
+
+/* Core's tuplestore already stores tuples in a Generation context. */
+#if PG_VERSION_NUM >= 180000
+#define MEMPROBE_CORE_TUPLESTORE_GENERATION true
+#else
+#define MEMPROBE_CORE_TUPLESTORE_GENERATION false
+#endif
+
+#if PG_VERSION_NUM < 180000
+
+/* TupStoreStatus and struct Tuplestorestate of tuplestore.c (15, 17) */
+typedef enum CompatTupStoreStatus
+{
+	COMPAT_TSS_INMEM,
+	COMPAT_TSS_WRITEFILE,
+	COMPAT_TSS_READFILE
+} CompatTupStoreStatus;
+
+typedef struct CompatTuplestoreLayout
+{
+	CompatTupStoreStatus status;
+	int			eflags;
+	bool		backward;
+	bool		interXact;
+	bool		truncated;
+	int64		availMem;
+	int64		allowedMem;
+	int64		tuples;
+	BufFile    *myfile;
+	MemoryContext context;
+	ResourceOwner resowner;
+	void	   *(*copytup) (Tuplestorestate *state, void *tup);
+	void		(*writetup) (Tuplestorestate *state, void *tup);
+	void	   *(*readtup) (Tuplestorestate *state, unsigned int len);
+	void	  **memtuples;
+	int			memtupdeleted;
+	int			memtupcount;
+	int			memtupsize;
+	bool		growmemtuples;
+	void	   *readptrs;
+	int			activeptr;
+	int			readptrcount;
+	int			readptrsize;
+	int			writepos_file;
+	off_t		writepos_offset;
+} CompatTuplestoreLayout;
+
+/* buffile.c's MAX_PHYSICAL_FILESIZE: a BufFile's segments are 1GB each */
+#define COMPAT_BUFFILE_SEGMENT_SIZE	INT64CONST(0x40000000)
+
+#define compat_ts(state) ((CompatTuplestoreLayout *) (state))
+
+/*
+ * Does the copied layout match this server's tuplestore?  Creates a small
+ * tuplestore in the current memory context and checks every field whose
+ * value tuplestore_begin_heap() and tuplestore_puttuple() fix.
+ */
+static inline bool
+compat_tuplestore_layout_ok(void)
+{
+	Tuplestorestate *ts = tuplestore_begin_heap(true, false, 123);
+	CompatTuplestoreLayout *l = compat_ts(ts);
+	bool		ok;
+
+	ok = l->status == COMPAT_TSS_INMEM &&
+		l->eflags == (EXEC_FLAG_BACKWARD | EXEC_FLAG_REWIND) &&
+		!l->backward && !l->interXact && !l->truncated &&
+		l->allowedMem == 123 * 1024L &&
+		l->availMem == l->allowedMem - (int64) GetMemoryChunkSpace(l->memtuples) &&
+		l->tuples == 0 && l->myfile == NULL &&
+		l->context == CurrentMemoryContext &&
+		l->resowner == CurrentResourceOwner &&
+		l->memtupdeleted == 0 && l->memtupcount == 0 &&
+		l->activeptr == 0 && l->readptrcount == 1;
+	tuplestore_end(ts);
+	return ok;
+}
+
+/*
+ * Bytes the tuples in memory take, as work_mem is charged (what PostgreSQL
+ * 18 reports as Memory storage), or -1 once they have gone to a temp file.
+ * Cheap enough to call per tuple.
+ */
+static inline int64
+compat_tuplestore_mem_used(Tuplestorestate *state)
+{
+	if (compat_ts(state)->status != COMPAT_TSS_INMEM)
+		return -1;
+	return compat_ts(state)->allowedMem - compat_ts(state)->availMem;
+}
+
+/* Bytes written to the tuplestore's temp file, or -1 while it is in memory. */
+static inline int64
+compat_tuplestore_disk_used(Tuplestorestate *state)
+{
+	CompatTuplestoreLayout *l = compat_ts(state);
+	int			fileno;
+	off_t		offset;
+
+	switch (l->status)
+	{
+		case COMPAT_TSS_WRITEFILE:
+			/* the seek position is the write position */
+			BufFileTell(l->myfile, &fileno, &offset);
+			break;
+		case COMPAT_TSS_READFILE:
+			fileno = l->writepos_file;
+			offset = l->writepos_offset;
+			break;
+		default:
+			return -1;
+	}
+	return fileno * COMPAT_BUFFILE_SEGMENT_SIZE + offset;
+}
+
+/*
+ * Release a tuplestore whose every allocation lives in a memory context the
+ * caller is about to reset: only its temp file needs closing.  This replaces
+ * tuplestore_end()'s tuple-by-tuple pfree with one context reset, as
+ * PostgreSQL 18's tuplestore_end() does.
+ */
+static inline void
+compat_tuplestore_release_file(Tuplestorestate *state)
+{
+	CompatTuplestoreLayout *l = compat_ts(state);
+
+	if (l->myfile != NULL)
+	{
+		BufFileClose(l->myfile);
+		l->myfile = NULL;
+	}
+}
+
+#else							/* PG_VERSION_NUM >= 180000 */
+
+/*
+ * On 18 GenMaterial stands aside (core already does what it does), so these
+ * are never reached; the layout check says so first.
+ */
+static inline bool
+compat_tuplestore_layout_ok(void)
+{
+	return false;
+}
+
+static inline int64
+compat_tuplestore_mem_used(Tuplestorestate *state)
+{
+	elog(ERROR, "tuplestore internals are not read on this server version");
+	pg_unreachable();
+}
+
+static inline int64
+compat_tuplestore_disk_used(Tuplestorestate *state)
+{
+	elog(ERROR, "tuplestore internals are not read on this server version");
+	pg_unreachable();
+}
+
+static inline void
+compat_tuplestore_release_file(Tuplestorestate *state)
+{
+	elog(ERROR, "tuplestore internals are not read on this server version");
+}
+
+#endif							/* PG_VERSION_NUM < 180000 */
 
 #endif							/* MEMPROBE_COMPAT_H */

@@ -21,6 +21,7 @@
 #include "utils/guc.h"
 
 #include "alloc_bench.h"
+#include "material.h"
 
 PG_MODULE_MAGIC;
 
@@ -30,6 +31,7 @@ void
 _PG_init(void)
 {
 	alloc_bench_init();
+	material_init();
 
 	MarkGUCPrefixReserved("memprobe");
 }

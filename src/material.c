@@ -1,0 +1,254 @@
+/*-------------------------------------------------------------------------
+ *
+ * material.c
+ *	  GenMaterial, planning side: replaces the Material nodes of finished
+ *	  plans with memprobe's custom scan (material_exec.c), whose tuples live
+ *	  in a Generation memory context instead of the query's AllocSet.
+ *
+ * Why planner_hook, after standard_planner: the substitution is then part of
+ * the plan itself, so it is made once, kept in cached plans (prepared
+ * statements, generic plans), shipped to parallel workers with the rest of
+ * the plan, and shown by plain EXPLAIN, as core's enable_* settings are.
+ * The plan standard_planner returns is fresh, so rewriting it is safe; a
+ * cached plan is never touched.
+ *
+ * The plan is finished (setrefs.c has run), so the replacement node is built
+ * the way setrefs would have left it (see material_make_scan):
+ *	- the Material's child stays its outer plan (lefttree), so ExecReScan
+ *	  propagates changed parameters to it and EXPLAIN shows it as usual;
+ *	- custom_scan_tlist is the Material's own targetlist (OUTER_VAR Vars into
+ *	  the child's output) and the node's targetlist refers to it with
+ *	  INDEX_VAR Vars, so the scan tuple is exactly the child's row and
+ *	  EXPLAIN VERBOSE deparses the columns through the child;
+ *	- everything else (costs, plan_node_id, params, initPlans, parallel
+ *	  safety) is the Material's.
+ *
+ * PostgreSQL 18's tuplestore already keeps its tuples in a Generation
+ * context and reports their size; there memprobe leaves Material alone.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/plannodes.h"
+#include "optimizer/planner.h"
+#include "utils/guc.h"
+#include "utils/memutils.h"
+
+#include "compat.h"
+#include "material.h"
+
+/* memprobe.enable_material */
+static bool material_enabled = true;
+
+/* memprobe.material_context */
+int			material_context_type = MATERIAL_CONTEXT_GENERATION;
+
+static const struct config_enum_entry material_context_options[] = {
+	{"generation", MATERIAL_CONTEXT_GENERATION, false},
+	{"aset", MATERIAL_CONTEXT_ASET, false},
+	{NULL, 0, false}
+};
+
+static planner_hook_type prev_planner_hook = NULL;
+
+/* Whether this backend's tuplestore matches compat.h's copy: unknown yet. */
+typedef enum LayoutCheck
+{
+	LAYOUT_UNCHECKED,
+	LAYOUT_OK,
+	LAYOUT_MISMATCH
+} LayoutCheck;
+
+static LayoutCheck layout_check = LAYOUT_UNCHECKED;
+
+/*
+ * material_supported
+ *		Can memprobe run Material nodes on this server?  Not on 18 (core does
+ *		it), and not if the tuplestore layout check fails (then once per
+ *		backend a WARNING says so, and Material stays core's).
+ */
+static bool
+material_supported(void)
+{
+	if (MEMPROBE_CORE_TUPLESTORE_GENERATION)
+		return false;
+
+	if (layout_check == LAYOUT_UNCHECKED)
+	{
+		MemoryContext tmp = AllocSetContextCreate(CurrentMemoryContext,
+												  "memprobe layout check",
+												  ALLOCSET_SMALL_SIZES);
+		MemoryContext old = MemoryContextSwitchTo(tmp);
+		bool		ok = compat_tuplestore_layout_ok();
+
+		MemoryContextSwitchTo(old);
+		MemoryContextDelete(tmp);
+		layout_check = ok ? LAYOUT_OK : LAYOUT_MISMATCH;
+		if (!ok)
+			ereport(WARNING,
+					(errmsg("memprobe does not recognize this server's tuplestore layout"),
+					 errdetail("Material nodes are left to PostgreSQL in this session."),
+					 errhint("Rebuild memprobe against this server's headers.")));
+	}
+	return layout_check == LAYOUT_OK;
+}
+
+/*
+ * substitute_materials
+ *		Walk a finished plan tree, replacing every Material node with
+ *		memprobe's custom scan.  Returns the (possibly replaced) node.
+ */
+static Plan *
+substitute_materials(Plan *plan)
+{
+	ListCell   *lc;
+
+	if (plan == NULL)
+		return NULL;
+
+	plan->lefttree = substitute_materials(plan->lefttree);
+	plan->righttree = substitute_materials(plan->righttree);
+
+	/* child plans that hang off node-specific fields */
+	switch (nodeTag(plan))
+	{
+		case T_Append:
+			foreach(lc, ((Append *) plan)->appendplans)
+				lfirst(lc) = substitute_materials(lfirst(lc));
+			break;
+		case T_MergeAppend:
+			foreach(lc, ((MergeAppend *) plan)->mergeplans)
+				lfirst(lc) = substitute_materials(lfirst(lc));
+			break;
+		case T_BitmapAnd:
+			foreach(lc, ((BitmapAnd *) plan)->bitmapplans)
+				lfirst(lc) = substitute_materials(lfirst(lc));
+			break;
+		case T_BitmapOr:
+			foreach(lc, ((BitmapOr *) plan)->bitmapplans)
+				lfirst(lc) = substitute_materials(lfirst(lc));
+			break;
+		case T_SubqueryScan:
+			((SubqueryScan *) plan)->subplan =
+				substitute_materials(((SubqueryScan *) plan)->subplan);
+			break;
+		case T_CustomScan:
+			foreach(lc, ((CustomScan *) plan)->custom_plans)
+				lfirst(lc) = substitute_materials(lfirst(lc));
+			break;
+		default:
+			break;
+	}
+
+	if (IsA(plan, Material))
+		return (Plan *) material_make_scan(plan);
+	return plan;
+}
+
+/*
+ * material_planner
+ *		planner_hook: plan as usual, then substitute Material nodes in the
+ *		main plan and in every subplan and initplan.
+ */
+static PlannedStmt *
+material_planner(Query *parse, const char *query_string, int cursorOptions,
+				 ParamListInfo boundParams)
+{
+	PlannedStmt *stmt;
+	ListCell   *lc;
+
+	if (prev_planner_hook)
+		stmt = prev_planner_hook(parse, query_string, cursorOptions, boundParams);
+	else
+		stmt = standard_planner(parse, query_string, cursorOptions, boundParams);
+
+	if (!material_enabled || !material_supported())
+		return stmt;
+
+	stmt->planTree = substitute_materials(stmt->planTree);
+	foreach(lc, stmt->subplans)
+		lfirst(lc) = substitute_materials(lfirst(lc));
+
+	return stmt;
+}
+
+/*
+ * material_make_scan
+ *		The custom scan that replaces 'material', built as setrefs.c would
+ *		have built it (see the file header).
+ */
+CustomScan *
+material_make_scan(Plan *material)
+{
+	CustomScan *cscan = makeNode(CustomScan);
+	List	   *tlist = NIL;
+	ListCell   *lc;
+	AttrNumber	resno = 0;
+
+	Assert(IsA(material, Material));
+
+	/* Costs, ids, params, initPlans, parallel flags: all the Material's. */
+	cscan->scan.plan = *material;
+	cscan->scan.plan.type = T_CustomScan;
+	cscan->scan.plan.qual = NIL;
+	cscan->scan.scanrelid = 0;
+
+	/* The scan tuple is the child's row; our output refers to it. */
+	cscan->custom_scan_tlist = material->targetlist;
+	foreach(lc, material->targetlist)
+	{
+		TargetEntry *tle = lfirst_node(TargetEntry, lc);
+		Node	   *expr = (Node *) tle->expr;
+		Var		   *var = makeVar(INDEX_VAR, ++resno, exprType(expr),
+								  exprTypmod(expr), exprCollation(expr), 0);
+
+		tlist = lappend(tlist, makeTargetEntry((Expr *) var, tle->resno,
+											   tle->resname, tle->resjunk));
+	}
+	cscan->scan.plan.targetlist = tlist;
+
+	cscan->flags = CUSTOMPATH_SUPPORT_BACKWARD_SCAN | CUSTOMPATH_SUPPORT_MARK_RESTORE;
+	cscan->custom_plans = NIL;
+	cscan->custom_exprs = NIL;
+	cscan->custom_private = NIL;
+	cscan->custom_relids = NULL;
+	cscan->methods = &material_scan_methods;
+
+	return cscan;
+}
+
+/*
+ * material_init
+ *		GUCs, the planner hook and the custom scan's methods.
+ */
+void
+material_init(void)
+{
+	DefineCustomBoolVariable("memprobe.enable_material",
+							 "Replaces Material plan nodes with memprobe's, whose tuples live in a memory context of their own.",
+							 "Takes effect when a query is planned; cached plans keep the choice they were made with. "
+							 "Has no effect on PostgreSQL 18 and later, whose Material already does this.",
+							 &material_enabled,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomEnumVariable("memprobe.material_context",
+							 "Memory context type that memprobe's Material nodes keep their tuples in.",
+							 "generation stores each tuple at its size; aset rounds it up to a power of two, as core's Material does.",
+							 &material_context_type,
+							 MATERIAL_CONTEXT_GENERATION,
+							 material_context_options,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	material_exec_init();
+
+	prev_planner_hook = planner_hook;
+	planner_hook = material_planner;
+}

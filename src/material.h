@@ -1,0 +1,35 @@
+/*-------------------------------------------------------------------------
+ *
+ * material.h
+ *	  GenMaterial: Material nodes whose tuples live in a memory context of
+ *	  their own (Generation by default).  material.c substitutes the plan
+ *	  nodes; material_exec.c runs them.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef MEMPROBE_MATERIAL_H
+#define MEMPROBE_MATERIAL_H
+
+#include "postgres.h"
+
+#include "nodes/extensible.h"
+
+/* The custom scan's name: unique across extensions, shown by EXPLAIN. */
+#define MATERIAL_CUSTOM_NAME	"MemprobeMaterial"
+
+/* memprobe.material_context */
+typedef enum MaterialContextType
+{
+	MATERIAL_CONTEXT_GENERATION,
+	MATERIAL_CONTEXT_ASET
+} MaterialContextType;
+
+extern int	material_context_type;
+
+extern const CustomScanMethods material_scan_methods;
+
+extern void material_init(void);
+extern void material_exec_init(void);
+extern CustomScan *material_make_scan(Plan *material);
+
+#endif							/* MEMPROBE_MATERIAL_H */
