@@ -127,6 +127,20 @@ def material_variants(c):
             Variant("core", c["main"], "-c memprobe.enable_material=off")]
 
 
+def material_setup(n, quick):
+    """n rows of (int, 1KB text): the seed's tuples, just over 1KB each."""
+    return """
+        DROP TABLE IF EXISTS mat_inner_%(n)d;
+        CREATE TABLE mat_inner_%(n)d AS SELECT g AS a, repeat('a', 1024) AS b
+          FROM generate_series(1, %(n)d) g;
+        VACUUM ANALYZE mat_inner_%(n)d;""" % {"n": n}
+
+
+def material_query(n):
+    """A nested loop whose inner Material holds the n rows and is scanned twice."""
+    return "SELECT sum(length(b)) FROM generate_series(1, 2) g CROSS JOIN mat_inner_%d;" % n
+
+
 def core_only(c):
     return [Variant("core", c["main"])]
 
@@ -139,13 +153,8 @@ WORKLOADS = [
         "session": "-c work_mem=64MB -c enable_material=on " + NO_OTHER_JOINS,
         "params": ([2 ** i for i in range(14)], [1, 64, 8192]),
         "param_name": "tuples",
-        "setup": lambda n, quick: """
-            DROP TABLE IF EXISTS mat_inner_%(n)d;
-            CREATE TABLE mat_inner_%(n)d AS SELECT g AS a, repeat('a', 1024) AS b
-              FROM generate_series(1, %(n)d) g;
-            VACUUM ANALYZE mat_inner_%(n)d;""" % {"n": n},
-        "query": lambda n: ("SELECT sum(length(b)) FROM generate_series(1, 2) g "
-                            "CROSS JOIN mat_inner_%d;" % n),
+        "setup": material_setup,
+        "query": material_query,
         "variants": material_variants,
         "transactions": (lambda n: max(20, min(2000, 400000 // (n + 64))), lambda n: 5),
     },
@@ -158,13 +167,8 @@ WORKLOADS = [
         "session": "-c work_mem=12MB -c enable_material=on " + NO_OTHER_JOINS,
         "params": ([8192], [8192]),
         "param_name": "tuples",
-        "setup": lambda n, quick: """
-            DROP TABLE IF EXISTS mat_inner_%(n)d;
-            CREATE TABLE mat_inner_%(n)d AS SELECT g AS a, repeat('a', 1024) AS b
-              FROM generate_series(1, %(n)d) g;
-            VACUUM ANALYZE mat_inner_%(n)d;""" % {"n": n},
-        "query": lambda n: ("SELECT sum(length(b)) FROM generate_series(1, 2) g "
-                            "CROSS JOIN mat_inner_%d;" % n),
+        "setup": material_setup,
+        "query": material_query,
         "variants": material_variants,
         "transactions": (lambda n: 40, lambda n: 3),
     },
@@ -461,8 +465,10 @@ def plot(results, outdir):
         rows = [r for r in results if r["workload"] == name and r["mode"] == "warm"]
         if len({r["param"] for r in rows}) < 2:
             continue
-        fig, ax = plt.subplots(figsize=(7, 4))
-        for label in dict.fromkeys(r["variant"] for r in rows):
+        labels = list(dict.fromkeys(r["variant"] for r in rows))
+        fig, axes = plt.subplots(1, 2 if len(labels) > 1 else 1, figsize=(11, 4), squeeze=False)
+        ax = axes[0][0]
+        for label in labels:
             pts = sorted((r["param"], r["latency_ms"]) for r in rows if r["variant"] == label)
             ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=label)
         ax.set_xlabel(rows[0]["param_name"])
@@ -473,6 +479,20 @@ def plot(results, outdir):
         ax.set_title(next(w["title"] for w in WORKLOADS if w["name"] == name), fontsize=8)
         ax.grid(True, alpha=0.3)
         ax.legend()
+        if len(labels) > 1:
+            # speed of the first variant relative to each other one (>1: the first is faster)
+            rx = axes[0][1]
+            for label in labels[1:]:
+                pts = sorted((r["param"], r["ratio"]) for r in rows if r["variant"] == label)
+                rx.plot([p[0] for p in pts], [p[1] for p in pts], marker="o",
+                        label="%s latency / %s latency" % (label, labels[0]))
+            rx.axhline(1.0, color="grey", linewidth=1)
+            rx.set_xlabel(rows[0]["param_name"])
+            if name == "material":
+                rx.set_xscale("log", base=2)
+            rx.set_ylabel("ratio (medians)")
+            rx.grid(True, alpha=0.3)
+            rx.legend(fontsize=8)
         path = os.path.join(outdir, "%s.png" % name)
         fig.tight_layout()
         fig.savefig(path, dpi=100)
@@ -483,14 +503,25 @@ def plot(results, outdir):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--bindir", required=True)
+    ap.add_argument("--bindir")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--rounds", type=int)
     ap.add_argument("--perf", action="store_true")
     ap.add_argument("--write-results", action="store_true")
     ap.add_argument("--command", default="bench/run")
+    ap.add_argument("--from-json", help="rewrite the table, plots and RESULTS.md from a results.json")
     ap.add_argument("workloads", nargs="*")
     args = ap.parse_args()
+
+    if args.from_json:
+        with open(args.from_json) as f:
+            saved = json.load(f)
+        table = markdown(saved["results"], saved["meta"])
+        plots = plot(saved["results"], os.path.join(HERE, "out"))
+        print(table)
+        if args.write_results:
+            write_results_md(saved["meta"], table, saved["results"], plots, args.command)
+        return
 
     rounds = args.rounds or (1 if args.quick else 5)
     chosen = [w for w in WORKLOADS if not args.workloads or w["name"] in args.workloads]
@@ -498,6 +529,8 @@ def main():
     if unknown:
         sys.exit("unknown workload(s): %s (have: %s)" % (", ".join(sorted(unknown)),
                                                          ", ".join(w["name"] for w in WORKLOADS)))
+    if not args.bindir:
+        sys.exit("--bindir is required")
     os.makedirs(BASE, exist_ok=True)
     shutil.chown(BASE, USER)
     outdir = os.path.join(HERE, "out")

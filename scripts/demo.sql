@@ -37,3 +37,20 @@ ORDER BY ord;
 SELECT round(a.peak_bytes::numeric / g.peak_bytes, 2) AS aset_over_generation
 FROM memprobe_alloc_bench('aset', 1040, 8192) a,
      memprobe_alloc_bench('generation', 1040, 8192) g;
+
+\echo
+\echo '== GenMaterial (PostgreSQL 15 and 17): a nested loop rescans a Material node over 8192 ~1KB rows'
+SET max_parallel_workers_per_gather = 0;
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_memoize = off;
+SET work_mem = '64MB';
+CREATE TEMP TABLE demo_inner AS SELECT g AS a, repeat('a', 1024) AS b FROM generate_series(1, 8192) g;
+ANALYZE demo_inner;
+\echo '-- memprobe''s node, tuples in a Generation context:'
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+SELECT sum(length(b)) FROM generate_series(1, 2) g CROSS JOIN demo_inner;
+\echo '-- the same node with an AllocSet tuple context (what core PostgreSQL 15 and 17 use):'
+SET memprobe.material_context = aset;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+SELECT sum(length(b)) FROM generate_series(1, 2) g CROSS JOIN demo_inner;
