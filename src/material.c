@@ -201,11 +201,23 @@ material_make_scan(Plan *material)
 	foreach(lc, material->targetlist)
 	{
 		TargetEntry *tle = lfirst_node(TargetEntry, lc);
-		Node	   *expr = (Node *) tle->expr;
-		Var		   *var = makeVar(INDEX_VAR, ++resno, exprType(expr),
-								  exprTypmod(expr), exprCollation(expr), 0);
+		Expr	   *expr = tle->expr;
 
-		tlist = lappend(tlist, makeTargetEntry((Expr *) var, tle->resno,
+		/*
+		 * setrefs leaves Consts in a Material's targetlist as they are; keep
+		 * them so, or EXPLAIN VERBOSE would print them in parentheses (it
+		 * does for an INDEX_VAR that stands for a non-Var).  The node never
+		 * projects: its output is the stored row whatever its targetlist.
+		 */
+		resno++;
+		if (IsA(expr, Var))
+			expr = (Expr *) makeVar(INDEX_VAR, resno, exprType((Node *) expr),
+									exprTypmod((Node *) expr),
+									exprCollation((Node *) expr), 0);
+		else
+			expr = copyObject(expr);
+
+		tlist = lappend(tlist, makeTargetEntry(expr, tle->resno,
 											   tle->resname, tle->resjunk));
 	}
 	cscan->scan.plan.targetlist = tlist;
