@@ -330,7 +330,9 @@ def perf_counters(variant, wl, param, runs):
     proc.stdin.write("SELECT pg_backend_pid();\n")
     proc.stdin.flush()
     pid = proc.stdout.readline().strip()
-    events = "instructions,cycles,branch-misses,cache-misses"
+    # hardware counters where the machine has them (virtual machines often do not); the
+    # software ones always work
+    events = "instructions,cycles,branch-misses,cache-misses,page-faults,task-clock"
     perf = subprocess.Popen(["perf", "stat", "-x", ",", "-e", events, "-p", pid],
                             stderr=subprocess.PIPE, text=True)
     time.sleep(0.3)
@@ -344,8 +346,8 @@ def perf_counters(variant, wl, param, runs):
     counts = {}
     for line in err.splitlines():
         parts = line.split(",")
-        if len(parts) >= 3 and parts[0].strip().isdigit():
-            counts[parts[2].split(":")[0]] = int(parts[0])
+        if len(parts) >= 3 and re.match(r"^[0-9.]+$", parts[0].strip()):
+            counts[parts[2].split(":")[0]] = float(parts[0])
     if not counts:
         return None
     if "instructions" in counts and counts.get("cycles"):
@@ -436,19 +438,20 @@ def ratio_rows(results):
 def markdown(results, meta):
     lines = []
     lines.append("| workload | %s | mode | variant | median latency ms | min .. max ms | median TPS "
-                 "| ratio to first | memory kB | instructions/run | IPC | branch-misses/run |"
-                 % "param")
-    lines.append("|" + "---|" * 12)
+                 "| ratio to first | memory kB | instructions/run | IPC | branch-misses/run "
+                 "| page-faults/run |" % "param")
+    lines.append("|" + "---|" * 13)
     for r in results:
         p = r.get("perf") or {}
         runs = p.get("runs") or 1
-        lines.append("| %s | %s=%s | %s | %s | %.3f | %.3f .. %.3f | %.2f | %.3f | %s | %s | %s | %s |" % (
+        lines.append("| %s | %s=%s | %s | %s | %.3f | %.3f .. %.3f | %.2f | %.3f | %s | %s | %s | %s | %s |" % (
             r["workload"], r["param_name"], r["param"], r["mode"], r["variant"], r["latency_ms"],
             r["latency_min"], r["latency_max"], r["tps"], r["ratio"] or 0,
             r["memory_kb"] if r["memory_kb"] is not None else "-",
             "%.0f" % (p["instructions"] / runs) if "instructions" in p else "-",
             "%.2f" % p["ipc"] if "ipc" in p else "-",
-            "%.0f" % (p["branch-misses"] / runs) if "branch-misses" in p else "-"))
+            "%.0f" % (p["branch-misses"] / runs) if "branch-misses" in p else "-",
+            "%.0f" % (p["page-faults"] / runs) if "page-faults" in p else "-"))
     return "\n".join(lines)
 
 

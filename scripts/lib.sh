@@ -45,13 +45,16 @@ ensure_user() {
 as_user() { su "$MEMPROBE_USER" -s /bin/bash -c "$*"; }
 
 # pg_config of a server: "15" is Debian's postgresql-15 package; "15-cassert", "17" and "18" are
-# assert-enabled source builds made (and cached) by scripts/pg-build.
+# assert-enabled source builds made (and cached) by scripts/pg-build; "17-release" and
+# "18-release" are optimised source builds, for benchmarks.
 pg_config_for() {
   case "$1" in
     15) echo /usr/lib/postgresql/15/bin/pg_config ;;
     15-cassert) echo "$("$MEMPROBE_ROOT/scripts/pg-build" 15 cassert | tail -n 1)/bin/pg_config" ;;
     17|18) echo "$("$MEMPROBE_ROOT/scripts/pg-build" "$1" cassert | tail -n 1)/bin/pg_config" ;;
-    *) die "unknown server '$1' (use 15, 15-cassert, 17 or 18)" ;;
+    17-release|18-release)
+      echo "$("$MEMPROBE_ROOT/scripts/pg-build" "${1%-release}" release | tail -n 1)/bin/pg_config" ;;
+    *) die "unknown server '$1' (use 15, 15-cassert, 17, 18, 17-release or 18-release)" ;;
   esac
 }
 
