@@ -29,6 +29,10 @@ PG_CPPFLAGS = -I$(srcdir)/src
 REGRESS = setup contexts alloc_bench alloc_bench_cancel bump privileges material material_memory material_plans
 REGRESS_OPTS = --temp-config=$(srcdir)/memprobe.conf --temp-instance=./tmp_check
 
+# Concurrency specs (specs/*.spec), on a temporary preloaded server of their own.
+ISOLATION = material_epq
+ISOLATION_OPTS = --temp-config=$(srcdir)/memprobe.conf --temp-instance=./tmp_check_iso
+
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
