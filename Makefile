@@ -39,3 +39,10 @@ include $(PGXS)
 
 $(EXTENSION)--$(EXTVERSION).sql: extension/$(EXTENSION).sql
 	cp $< $@
+
+# The same extension loaded on demand, on a server without memprobe preloaded.
+installcheck-nopreload:
+	$(pg_regress_installcheck) --temp-config=$(srcdir)/nopreload.conf \
+		--temp-instance=./tmp_check_nopreload --outputdir=output_nopreload nopreload
+
+.PHONY: installcheck-nopreload
