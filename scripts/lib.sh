@@ -48,14 +48,23 @@ as_user() { su "$MEMPROBE_USER" -s /bin/bash -c "$*"; }
 # assert-enabled source builds made (and cached) by scripts/pg-build; "17-release" and
 # "18-release" are optimised source builds, for benchmarks.
 pg_config_for() {
+  local prefix major
   case "$1" in
-    15) echo /usr/lib/postgresql/15/bin/pg_config ;;
-    15-cassert) echo "$("$MEMPROBE_ROOT/scripts/pg-build" 15 cassert | tail -n 1)/bin/pg_config" ;;
-    17|18) echo "$("$MEMPROBE_ROOT/scripts/pg-build" "$1" cassert | tail -n 1)/bin/pg_config" ;;
+    15) echo /usr/lib/postgresql/15/bin/pg_config; return 0 ;;
+    15-cassert) major=15; prefix=$("$MEMPROBE_ROOT/scripts/pg-build" 15 cassert) || return 1 ;;
+    17|18) major=$1; prefix=$("$MEMPROBE_ROOT/scripts/pg-build" "$1" cassert) || return 1 ;;
     17-release|18-release)
-      echo "$("$MEMPROBE_ROOT/scripts/pg-build" "${1%-release}" release | tail -n 1)/bin/pg_config" ;;
+      major=${1%-release}; prefix=$("$MEMPROBE_ROOT/scripts/pg-build" "$major" release) || return 1 ;;
     *) die "unknown server '$1' (use 15, 15-cassert, 17, 18, 17-release or 18-release)" ;;
   esac
+  prefix=$(echo "$prefix" | tail -n 1)
+  # never fall back silently to another server's pg_config
+  if [ ! -x "$prefix/bin/pg_config" ] ||
+     ! "$prefix/bin/pg_config" --version | grep -q "PostgreSQL $major\."; then
+    echo "memprobe: no PostgreSQL $major build at '$prefix'" >&2
+    return 1
+  fi
+  echo "$prefix/bin/pg_config"
 }
 
 # Copy the source tree to a fresh directory for one server, build it there with warnings as
