@@ -258,6 +258,11 @@ WORKLOADS = [
 ]
 
 
+def session_options(wl, variant):
+    """PGOPTIONS for a variant of a workload: the workload's settings, then the variant's."""
+    return (wl.get("session", "") + " " + variant.options).strip()
+
+
 def parse_pgbench(out):
     lat = re.search(r"latency average = ([0-9.]+) ms", out)
     tps = re.search(r"tps = ([0-9.]+)", out)
@@ -268,7 +273,7 @@ def parse_pgbench(out):
 
 def run_pgbench(variant, wl, param, quick, script_path):
     c = variant.cluster
-    env = {"PGOPTIONS": (wl.get("session", "") + " " + variant.options).strip()}
+    env = {"PGOPTIONS": session_options(wl, variant)}
     if "builtin" in wl:
         dur = wl["duration"][1 if quick else 0]
         args = ["-n", "-b", wl["builtin"], "-c", "1", "-T", str(dur)]
@@ -285,7 +290,7 @@ def explain_memory(variant, wl, param):
     if "builtin" in wl:
         return None
     sql = "EXPLAIN (ANALYZE, FORMAT JSON, TIMING OFF) " + wl["query"](param)
-    out = variant.cluster.psql(sql, options=(wl.get("session", "") + " " + variant.options).strip())
+    out = variant.cluster.psql(sql, options=session_options(wl, variant))
     plan = json.loads(out)
     found = []
 
@@ -323,7 +328,7 @@ def perf_counters(variant, wl, param, runs):
     if "builtin" in wl or shutil.which("perf") is None:
         return None
     c = variant.cluster
-    env = dict(os.environ, PGOPTIONS=(wl.get("session", "") + " " + variant.options).strip())
+    env = dict(os.environ, PGOPTIONS=session_options(wl, variant))
     proc = subprocess.Popen(["runuser", "-u", USER, "--", c.bin("psql"), "-X", "-q", "-At"]
                             + c.conn_args("bench"), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             text=True, env=env)
@@ -419,7 +424,7 @@ def measure(wl, clusters, quick, rounds, with_perf, outdir):
 def run_pgbench_cold(variant, wl, param, script_path):
     """One execution right after evicting the relation: a single transaction."""
     c = variant.cluster
-    env = {"PGOPTIONS": (wl.get("session", "") + " " + variant.options).strip()}
+    env = {"PGOPTIONS": session_options(wl, variant)}
     res = as_user([c.bin("pgbench"), "-n", "-f", script_path, "-t", "1"] + c.conn_args("bench"),
                   env=env)
     return parse_pgbench(res.stdout)

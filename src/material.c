@@ -64,6 +64,9 @@ typedef enum LayoutCheck
 
 static LayoutCheck layout_check = LAYOUT_UNCHECKED;
 
+static Plan *substitute_materials(Plan *plan);
+static CustomScan *material_make_scan(Plan *material);
+
 /*
  * material_supported
  *		Can memprobe run Material nodes on this server?  Not on 18 (core does
@@ -97,6 +100,19 @@ material_supported(void)
 }
 
 /*
+ * substitute_in_list
+ *		substitute_materials() on each plan of a list of child plans.
+ */
+static void
+substitute_in_list(List *plans)
+{
+	ListCell   *lc;
+
+	foreach(lc, plans)
+		lfirst(lc) = substitute_materials(lfirst(lc));
+}
+
+/*
  * substitute_materials
  *		Walk a finished plan tree, replacing every Material node with
  *		memprobe's custom scan.  Returns the (possibly replaced) node.
@@ -104,8 +120,6 @@ material_supported(void)
 static Plan *
 substitute_materials(Plan *plan)
 {
-	ListCell   *lc;
-
 	if (plan == NULL)
 		return NULL;
 
@@ -116,28 +130,23 @@ substitute_materials(Plan *plan)
 	switch (nodeTag(plan))
 	{
 		case T_Append:
-			foreach(lc, ((Append *) plan)->appendplans)
-				lfirst(lc) = substitute_materials(lfirst(lc));
+			substitute_in_list(((Append *) plan)->appendplans);
 			break;
 		case T_MergeAppend:
-			foreach(lc, ((MergeAppend *) plan)->mergeplans)
-				lfirst(lc) = substitute_materials(lfirst(lc));
+			substitute_in_list(((MergeAppend *) plan)->mergeplans);
 			break;
 		case T_BitmapAnd:
-			foreach(lc, ((BitmapAnd *) plan)->bitmapplans)
-				lfirst(lc) = substitute_materials(lfirst(lc));
+			substitute_in_list(((BitmapAnd *) plan)->bitmapplans);
 			break;
 		case T_BitmapOr:
-			foreach(lc, ((BitmapOr *) plan)->bitmapplans)
-				lfirst(lc) = substitute_materials(lfirst(lc));
+			substitute_in_list(((BitmapOr *) plan)->bitmapplans);
 			break;
 		case T_SubqueryScan:
 			((SubqueryScan *) plan)->subplan =
 				substitute_materials(((SubqueryScan *) plan)->subplan);
 			break;
 		case T_CustomScan:
-			foreach(lc, ((CustomScan *) plan)->custom_plans)
-				lfirst(lc) = substitute_materials(lfirst(lc));
+			substitute_in_list(((CustomScan *) plan)->custom_plans);
 			break;
 		default:
 			break;
@@ -158,7 +167,6 @@ material_planner(Query *parse, const char *query_string, int cursorOptions,
 				 ParamListInfo boundParams)
 {
 	PlannedStmt *stmt;
-	ListCell   *lc;
 
 	if (prev_planner_hook)
 		stmt = prev_planner_hook(parse, query_string, cursorOptions, boundParams);
@@ -169,8 +177,7 @@ material_planner(Query *parse, const char *query_string, int cursorOptions,
 		return stmt;
 
 	stmt->planTree = substitute_materials(stmt->planTree);
-	foreach(lc, stmt->subplans)
-		lfirst(lc) = substitute_materials(lfirst(lc));
+	substitute_in_list(stmt->subplans);
 
 	return stmt;
 }
@@ -180,7 +187,7 @@ material_planner(Query *parse, const char *query_string, int cursorOptions,
  *		The custom scan that replaces 'material', built as setrefs.c would
  *		have built it (see the file header).
  */
-CustomScan *
+static CustomScan *
 material_make_scan(Plan *material)
 {
 	CustomScan *cscan = makeNode(CustomScan);

@@ -30,6 +30,5 @@ extern const CustomScanMethods material_scan_methods;
 
 extern void material_init(void);
 extern void material_exec_init(void);
-extern CustomScan *material_make_scan(Plan *material);
 
 #endif							/* MEMPROBE_MATERIAL_H */
