@@ -15,7 +15,12 @@ OBJS = \
 	src/contexts.o \
 	src/alloc_bench.o \
 	src/material.o \
-	src/material_exec.o
+	src/material_exec.o \
+	src/streamscan.o \
+	src/streamscan_exec.o \
+	src/block_stream.o \
+	src/tuple_deform.o \
+	src/page_quals.o
 
 # One install script source; upgrade scripts are picked up by name.
 DATA_built = $(EXTENSION)--$(EXTVERSION).sql
@@ -26,7 +31,8 @@ PG_CPPFLAGS = -I$(srcdir)/src
 
 # The suites need memprobe preloaded, so pg_regress starts its own server with memprobe.conf
 # (as pg_cron does) instead of using whatever server is running.
-REGRESS = setup contexts alloc_bench alloc_bench_cancel bump privileges material material_memory material_plans
+REGRESS = setup contexts alloc_bench alloc_bench_cancel bump privileges material material_memory material_plans \
+	streamscan streamscan_types streamscan_cursors streamscan_large
 REGRESS_OPTS = --temp-config=$(srcdir)/memprobe.conf --temp-instance=./tmp_check
 
 # Concurrency specs (specs/*.spec), on a temporary preloaded server of their own.

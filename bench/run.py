@@ -141,6 +141,12 @@ def material_query(n):
     return "SELECT sum(length(b)) FROM generate_series(1, 2) g CROSS JOIN mat_inner_%d;" % n
 
 
+def streamscan_variants(c):
+    """StreamScan (memprobe's sequential scan) against core's Seq Scan, same server."""
+    return [Variant("memprobe", c["main"], "-c memprobe.enable_streamscan=on"),
+            Variant("core", c["main"], "-c memprobe.enable_streamscan=off")]
+
+
 def core_only(c):
     return [Variant("core", c["main"])]
 
@@ -202,7 +208,7 @@ WORKLOADS = [
             INSERT INTO onerow SELECT g, repeat('x', 900) FROM generate_series(1, %d) g;
             VACUUM (FREEZE, ANALYZE) onerow;""" % n,
         "query": lambda n: "SELECT count(*) FROM onerow;",
-        "variants": core_only,
+        "variants": streamscan_variants,
         "transactions": (lambda n: 10, lambda n: 3),
         "cold": "onerow",
     },
@@ -220,7 +226,7 @@ WORKLOADS = [
             VACUUM (FREEZE, ANALYZE) ints8;
             SELECT count(*) FROM ints8;""" % n,
         "query": lambda n: "SELECT * FROM ints8 WHERE id = 0;",
-        "variants": core_only,
+        "variants": streamscan_variants,
         "transactions": (lambda n: 40, lambda n: 5),
         "prewarm": "ints8",
     },
@@ -240,7 +246,7 @@ WORKLOADS = [
             "n": n, "rows": 50000 if quick else 1000000,
             "cols": "".join(", g AS c%d" % i for i in range(n))},
         "query": lambda n: "SELECT sum(last) FROM deform_%d;" % n,
-        "variants": core_only,
+        "variants": streamscan_variants,
         "transactions": (lambda n: 20, lambda n: 3),
     },
     {

@@ -2,6 +2,9 @@
 -- GenMaterial's memory: what EXPLAIN ANALYZE reports, and that errors and
 -- cancels leave nothing behind.
 --
+-- Core's Seq Scan below the Material nodes keeps these plans the same on every
+-- version (StreamScan's own EXPLAIN lines differ between 15 and 17+).
+SET memprobe.enable_streamscan = off;
 SET max_parallel_workers_per_gather = 0;
 SET jit = off;
 SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_memoize = off;

@@ -275,4 +275,94 @@ compat_tuplestore_release_file(Tuplestorestate *state)
 
 #endif							/* PG_VERSION_NUM < 180000 */
 
+/* ------------------------------------------------------------------------
+ * StreamScan (streamscan.c, streamscan_exec.c, block_stream.c).
+ * ------------------------------------------------------------------------
+ */
+#include "access/tableam.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "storage/proc.h"
+#include "utils/guc.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+/* Core's read stream (storage/read_stream.h) exists from 17. */
+#if PG_VERSION_NUM >= 170000
+#include "storage/read_stream.h"
+#define MEMPROBE_HAVE_READ_STREAM 1
+#else
+#define MEMPROBE_HAVE_READ_STREAM 0
+#endif
+
+/*
+ * Buffers in a BAS_BULKREAD ring.  GetAccessStrategyBufferCount() exists from
+ * 16; 15's ring is a fixed 256kB (freelist.c).
+ */
+static inline int
+compat_strategy_ring_buffers(BufferAccessStrategy strategy)
+{
+#if PG_VERSION_NUM >= 160000
+	return GetAccessStrategyBufferCount(strategy);
+#else
+	return 256 * 1024 / BLCKSZ;
+#endif
+}
+
+/*
+ * How many buffers one backend's look-ahead may claim: its fair share of
+ * shared buffers, or a quarter of temp_buffers for local ones (PostgreSQL
+ * 17's LimitAdditionalPins() and read_stream.c use these figures).
+ */
+static inline int
+compat_pin_limit(bool local)
+{
+	if (local)
+		return Max(num_temp_buffers / 4, 1);
+	return Max(NBuffers / (MaxBackends + NUM_AUXILIARY_PROCS), 1);
+}
+
+/* "snapshot too old" (old_snapshot_threshold) was removed in 17. */
+static inline void
+compat_test_for_old_snapshot(Snapshot snapshot, Relation rel, Page page)
+{
+#if PG_VERSION_NUM < 170000
+	TestForOldSnapshot(snapshot, rel, page);
+#endif
+}
+
+/*
+ * A custom scan's scan slot type.  From 16, CustomScanState.slotOps, set in
+ * CreateCustomScanState, makes ExecInitCustomScan create the scan slot with
+ * it.  15 always makes a virtual slot and compiles the node's quals and
+ * projection for it before BeginCustomScan runs; there the slot is made
+ * again with our type, and quals and projection compiled again for it
+ * (compat_custom_scan_apply_slot_ops, called from BeginCustomScan).
+ */
+static inline void
+compat_custom_scan_request_slot_ops(CustomScanState *css,
+									const TupleTableSlotOps *ops)
+{
+#if PG_VERSION_NUM >= 160000
+	css->slotOps = ops;
+#endif
+}
+
+static inline void
+compat_custom_scan_apply_slot_ops(CustomScanState *css, EState *estate,
+								  const TupleTableSlotOps *ops)
+{
+#if PG_VERSION_NUM < 160000
+	ScanState  *ss = &css->ss;
+	Scan	   *scan = (Scan *) ss->ps.plan;
+
+	Assert(ss->ss_currentRelation != NULL);
+	ExecInitScanTupleSlot(estate, ss, RelationGetDescr(ss->ss_currentRelation), ops);
+	ExecAssignScanProjectionInfoWithVarno(ss, scan->scanrelid);
+	ss->ps.qual = ExecInitQual(scan->plan.qual, &ss->ps);
+#else
+	Assert(css->ss.ss_ScanTupleSlot->tts_ops == ops);
+#endif
+}
+
 #endif							/* MEMPROBE_COMPAT_H */

@@ -22,6 +22,7 @@
 
 #include "alloc_bench.h"
 #include "material.h"
+#include "streamscan.h"
 
 PG_MODULE_MAGIC;
 
@@ -32,6 +33,7 @@ _PG_init(void)
 {
 	alloc_bench_init();
 	material_init();
+	streamscan_init();
 
 	MarkGUCPrefixReserved("memprobe");
 }

@@ -1,0 +1,203 @@
+/*-------------------------------------------------------------------------
+ *
+ * streamscan.c
+ *	  StreamScan, planning side: wherever the planner considers a heap
+ *	  sequential scan, it also considers memprobe's (streamscan_exec.c), at
+ *	  the same cost, and prefers it on that tie.
+ *
+ * set_rel_pathlist_hook runs after core has built a relation's paths.  For
+ * each plain (non-partial) SeqScan path of a heap relation it inserts a
+ * CustomPath that is a copy of it (rows, costs, parameterization, parallel
+ * safety, target) just before it in the pathlist.  Path selection breaks
+ * cost ties in favour of the earlier path, so memprobe's scan is chosen
+ * exactly where core would choose its seq scan and nowhere else: the plans
+ * are core's plans with one node type changed.  The SeqScan path stays in
+ * the list because the planner sometimes rebuilds a path with another
+ * parameterization (reparameterize_path(), for appendrel children), which
+ * it can do for SeqScan and not for a custom path; there core's scan is
+ * used, as it would be anyway.
+ *
+ * Not offered: TABLESAMPLE (a different scan), table access methods other
+ * than heap, and partial paths (parallel seq scans stay core's).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/table.h"
+#include "catalog/pg_am_d.h"
+#include "catalog/pg_class_d.h"
+#include "nodes/pathnodes.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/restrictinfo.h"
+#include "utils/guc.h"
+#include "utils/rel.h"
+
+#include "streamscan.h"
+
+/* memprobe.enable_streamscan */
+static bool streamscan_enabled = true;
+
+/* memprobe.streamscan_distance */
+int			streamscan_distance = 64;
+
+/* memprobe.streamscan_page_quals */
+bool		streamscan_page_quals = true;
+
+static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
+
+static Plan *streamscan_plan_path(PlannerInfo *root, RelOptInfo *rel,
+								  CustomPath *best_path, List *tlist,
+								  List *clauses, List *custom_plans);
+
+static const CustomPathMethods streamscan_path_methods = {
+	.CustomName = STREAMSCAN_CUSTOM_NAME,
+	.PlanCustomPath = streamscan_plan_path,
+};
+
+/*
+ * is_heap_relation
+ *		Does the relation use the heap table access method?  The planner
+ *		holds a lock on it already.
+ */
+static bool
+is_heap_relation(Oid relid)
+{
+	Relation	rel = table_open(relid, NoLock);
+	bool		heap = rel->rd_rel->relam == HEAP_TABLE_AM_OID;
+
+	table_close(rel, NoLock);
+	return heap;
+}
+
+/*
+ * streamscan_path_from
+ *		memprobe's path in place of core's SeqScan path: the same in every
+ *		planner-visible respect.
+ */
+static CustomPath *
+streamscan_path_from(Path *seqscan)
+{
+	CustomPath *cpath = makeNode(CustomPath);
+
+	cpath->path = *seqscan;
+	cpath->path.type = T_CustomPath;
+	cpath->path.pathtype = T_CustomScan;
+	cpath->path.pathkeys = NIL;
+	/* backward scans as core's (SCROLL cursors need no Material on top) */
+	cpath->flags = CUSTOMPATH_SUPPORT_BACKWARD_SCAN;
+#ifdef CUSTOMPATH_SUPPORT_PROJECTION
+	cpath->flags |= CUSTOMPATH_SUPPORT_PROJECTION;
+#endif
+	cpath->custom_paths = NIL;
+	cpath->custom_private = NIL;
+	cpath->methods = &streamscan_path_methods;
+	return cpath;
+}
+
+static void
+streamscan_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
+							RangeTblEntry *rte)
+{
+	List	   *pathlist = NIL;
+	ListCell   *lc;
+
+	if (prev_set_rel_pathlist_hook)
+		prev_set_rel_pathlist_hook(root, rel, rti, rte);
+
+	if (!streamscan_enabled)
+		return;
+	if (rel->reloptkind != RELOPT_BASEREL &&
+		rel->reloptkind != RELOPT_OTHER_MEMBER_REL)
+		return;
+	/* inheritance parents and partitioned tables get an Append instead */
+	if (rte->rtekind != RTE_RELATION || rte->inh || rte->tablesample != NULL)
+		return;
+	if (rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW)
+		return;
+	if (!is_heap_relation(rte->relid))
+		return;
+
+	foreach(lc, rel->pathlist)
+	{
+		Path	   *path = (Path *) lfirst(lc);
+
+		/* ahead of core's path: the tie goes to memprobe's */
+		if (path->pathtype == T_SeqScan && IsA(path, Path) &&
+			!path->parallel_aware)
+			pathlist = lappend(pathlist, streamscan_path_from(path));
+		pathlist = lappend(pathlist, path);
+	}
+	rel->pathlist = pathlist;
+}
+
+/*
+ * streamscan_plan_path
+ *		The CustomScan node, as create_seqscan_plan() makes a SeqScan: the
+ *		qual is the restriction clauses in the order create_customscan_plan()
+ *		already gave them (order_qual_clauses: security level first, so
+ *		row-level security policies run before any user function), without
+ *		their RestrictInfos.  Nestloop parameters are replaced by core after
+ *		this returns.
+ */
+static Plan *
+streamscan_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+					 List *tlist, List *clauses, List *custom_plans)
+{
+	CustomScan *cscan = makeNode(CustomScan);
+
+	Assert(rel->relid > 0 && custom_plans == NIL);
+
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.plan.qual = extract_actual_clauses(clauses, false);
+	cscan->scan.scanrelid = rel->relid;
+	cscan->flags = best_path->flags;
+	cscan->custom_plans = NIL;
+	cscan->custom_exprs = NIL;
+	cscan->custom_private = NIL;
+	cscan->custom_scan_tlist = NIL; /* scan tuples have the table's row type */
+	cscan->methods = &streamscan_scan_methods;
+	return &cscan->scan.plan;
+}
+
+void
+streamscan_init(void)
+{
+	DefineCustomBoolVariable("memprobe.enable_streamscan",
+							 "Plans heap sequential scans as memprobe's streaming scan.",
+							 "Takes effect when a query is planned.",
+							 &streamscan_enabled,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("memprobe.streamscan_distance",
+							"Furthest look-ahead of memprobe's streaming scan, in blocks.",
+							"0 reads one block at a time with no look-ahead.  "
+							"On PostgreSQL 17 and later any other value uses core's read stream, "
+							"which sizes its own look-ahead.",
+							&streamscan_distance,
+							64,
+							0, 4096,
+							PGC_USERSET,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("memprobe.streamscan_page_quals",
+							 "Checks simple integer comparisons on raw tuples in memprobe's streaming scan.",
+							 "Quals of the form column op constant on int2, int4 or int8 columns at a fixed "
+							 "offset are checked in the page loop, before a tuple is stored in a slot.  "
+							 "Takes effect at executor start.",
+							 &streamscan_page_quals,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	prev_set_rel_pathlist_hook = set_rel_pathlist_hook;
+	set_rel_pathlist_hook = streamscan_set_rel_pathlist;
+
+	streamscan_exec_init();
+}

@@ -1,0 +1,31 @@
+/*-------------------------------------------------------------------------
+ *
+ * streamscan.h
+ *	  StreamScan: heap sequential scans through a look-ahead block stream.
+ *	  streamscan.c offers the paths and makes the plans; streamscan_exec.c
+ *	  runs them; block_stream.c looks ahead; tuple_deform.c deforms.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef MEMPROBE_STREAMSCAN_H
+#define MEMPROBE_STREAMSCAN_H
+
+#include "postgres.h"
+
+#include "nodes/extensible.h"
+
+/* The custom scan's name: unique across extensions, shown by EXPLAIN. */
+#define STREAMSCAN_CUSTOM_NAME	"MemprobeStreamScan"
+
+/* memprobe.streamscan_distance: the furthest look-ahead, in blocks */
+extern int	streamscan_distance;
+
+/* memprobe.streamscan_page_quals */
+extern bool streamscan_page_quals;
+
+extern const CustomScanMethods streamscan_scan_methods;
+
+extern void streamscan_init(void);
+extern void streamscan_exec_init(void);
+
+#endif							/* MEMPROBE_STREAMSCAN_H */

@@ -1,0 +1,673 @@
+/*-------------------------------------------------------------------------
+ *
+ * streamscan_exec.c
+ *	  StreamScan, executor side: a heap sequential scan, page at a time,
+ *	  reading its blocks from a look-ahead stream (block_stream.c) and
+ *	  handing out tuples in memprobe's slot (tuple_deform.c).
+ *
+ * It does what nodeSeqscan.c and heapam's page-mode scan
+ * (heapgettup_pagemode, heapgetpage / heap_prepare_pagescan) do together,
+ * with the same public functions and in the same order:
+ *	- the scan starts at the first fetch, not at executor start (EXPLAIN
+ *	  without ANALYZE scans nothing and counts no scan);
+ *	- a table larger than a quarter of shared_buffers is read through a
+ *	  BAS_BULKREAD ring and, with synchronize_seqscans, starts where other
+ *	  scans of it are (ss_get_location) and reports its position as it goes
+ *	  (ss_report_location); a rescan keeps its start block, as heapam does;
+ *	- SERIALIZABLE: a predicate lock on the relation at scan start, and
+ *	  rw-conflict checks on every tuple read
+ *	  (HeapCheckForSerializableConflictOut) when the transaction needs them;
+ *	- each page: heap_page_prune_opt, then under a share lock the visible
+ *	  tuples are collected at once (an all-visible page skips the per-tuple
+ *	  visibility test); the tuples are then returned from the pinned,
+ *	  unlocked page;
+ *	- pgstat: a sequential scan counted per scan and rescan, each tuple
+ *	  read counted;
+ *	- backward scans and changes of direction, as heapam: a backward scan
+ *	  that starts afresh starts at the last block and does not report its
+ *	  position; the stream restarts from the current block on a change of
+ *	  direction;
+ *	- EvalPlanQual: the test tuple (or the row-mark refetch) is copied into
+ *	  the node's own slot, so quals and projection, compiled for that slot
+ *	  type, see it as they see any scanned tuple.
+ * The scan needs an MVCC snapshot (page-at-a-time visibility), as heapam's
+ * page mode does; executor snapshots always are.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/heapam.h"
+#include "access/relscan.h"
+#include "access/syncscan.h"
+#include "access/tableam.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/extensible.h"
+#include "pgstat.h"
+#include "storage/bufmgr.h"
+#include "storage/predicate.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "block_stream.h"
+#include "compat.h"
+#include "page_quals.h"
+#include "streamscan.h"
+#include "tuple_deform.h"
+
+typedef struct StreamScanState
+{
+	CustomScanState css;
+
+	Relation	rel;
+	Snapshot	snapshot;
+	int			max_distance;	/* memprobe.streamscan_distance at start */
+
+	/* set up at the first fetch (and again, partly, on rescan) */
+	bool		begun;
+	BlockNumber nblocks;		/* blocks in the relation at scan start */
+	BlockNumber startblock;		/* first block of a forward pass */
+	bool		report_sync;	/* report position (forward passes) */
+	BufferAccessStrategy strategy;	/* BAS_BULKREAD, for large tables */
+	BlockStream *stream;
+	BlockStreamStats stats;		/* stream totals over the node's life */
+
+	/* the pass under way, as heapam's rs_inited / rs_dir */
+	bool		inited;
+	ScanDirection dir;
+	bool		stream_started; /* has the stream asked for a block yet? */
+	bool		stream_done;	/* the block sequence has ended */
+	BlockNumber stream_block;	/* last block handed to the stream */
+
+	/* the current page, its visible tuples, and the current tuple */
+	Buffer		cbuf;
+	BlockNumber cblock;
+	int			ntuples;
+	int			cindex;
+	OffsetNumber vistuples[MaxHeapTuplesPerPage];
+	HeapTupleData ctup;
+
+	/* EvalPlanQual row-mark refetches need core's slot type */
+	TupleTableSlot *epq_fetch_slot;
+
+	/* page-loop quals (page_quals.h), and the quals left after them */
+	PageQuals  *page_quals;
+	ExprState  *rest_qual;
+} StreamScanState;
+
+static Node *streamscan_create_state(CustomScan *cscan);
+static void streamscan_begin(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *streamscan_exec(CustomScanState *node);
+static void streamscan_end(CustomScanState *node);
+static void streamscan_rescan(CustomScanState *node);
+static void streamscan_explain(CustomScanState *node, List *ancestors,
+							   ExplainState *es);
+
+const CustomScanMethods streamscan_scan_methods = {
+	.CustomName = STREAMSCAN_CUSTOM_NAME,
+	.CreateCustomScanState = streamscan_create_state,
+};
+
+static const CustomExecMethods streamscan_exec_methods = {
+	.CustomName = STREAMSCAN_CUSTOM_NAME,
+	.BeginCustomScan = streamscan_begin,
+	.ExecCustomScan = streamscan_exec,
+	.EndCustomScan = streamscan_end,
+	.ReScanCustomScan = streamscan_rescan,
+	.ExplainCustomScan = streamscan_explain,
+};
+
+static Node *
+streamscan_create_state(CustomScan *cscan)
+{
+	StreamScanState *s = palloc0(sizeof(StreamScanState));
+
+	NodeSetTag(s, T_CustomScanState);
+	s->css.methods = &streamscan_exec_methods;
+	compat_custom_scan_request_slot_ops(&s->css, &memprobe_deform_slot_ops);
+	s->cbuf = InvalidBuffer;
+	s->cblock = InvalidBlockNumber;
+	return (Node *) s;
+}
+
+static void
+streamscan_begin(CustomScanState *node, EState *estate, int eflags)
+{
+	StreamScanState *s = (StreamScanState *) node;
+
+	compat_custom_scan_apply_slot_ops(node, estate, &memprobe_deform_slot_ops);
+
+	s->rel = node->ss.ss_currentRelation;
+	s->snapshot = estate->es_snapshot;
+	s->max_distance = streamscan_distance;
+	s->epq_fetch_slot = ExecInitExtraTupleSlot(estate, RelationGetDescr(s->rel),
+											   &TTSOpsBufferHeapTuple);
+	s->ctup.t_tableOid = RelationGetRelid(s->rel);
+
+	if (streamscan_page_quals)
+	{
+		Scan	   *scan = (Scan *) node->ss.ps.plan;
+		List	   *rest;
+
+		s->page_quals = page_quals_build(scan->plan.qual, scan->scanrelid,
+										 RelationGetDescr(s->rel), &rest);
+		if (s->page_quals)
+			s->rest_qual = ExecInitQual(rest, &node->ss.ps);
+	}
+}
+
+/*
+ * init_scan
+ *		As heapam's initscan(): block count, strategy and synchronized-scan
+ *		start.  'rescan' keeps the start block, so that rewinding a cursor
+ *		does not move it.
+ */
+static void
+init_scan(StreamScanState *s, bool rescan)
+{
+	bool		bulk;
+
+	s->nblocks = RelationGetNumberOfBlocks(s->rel);
+
+	bulk = !RelationUsesLocalBuffers(s->rel) && s->nblocks > (BlockNumber) NBuffers / 4;
+	s->report_sync = bulk && synchronize_seqscans;
+
+	if (bulk && s->strategy == NULL)
+		s->strategy = GetAccessStrategy(BAS_BULKREAD);
+	else if (!bulk && s->strategy != NULL)
+	{
+		FreeAccessStrategy(s->strategy);
+		s->strategy = NULL;
+	}
+
+	if (!rescan)
+		s->startblock = s->report_sync ? ss_get_location(s->rel, s->nblocks) : 0;
+
+	s->inited = false;
+	s->cblock = InvalidBlockNumber;
+
+	pgstat_count_heap_scan(s->rel);
+}
+
+/*
+ * next_block
+ *		The block stream's callback: the block after the last one it was
+ *		given, in the pass's direction, as heapam's
+ *		heapgettup_initial_block / heapgettup_advance_block.
+ */
+static BlockNumber
+next_block(void *arg)
+{
+	StreamScanState *s = arg;
+	BlockNumber blk;
+
+	if (s->stream_done || s->nblocks == 0)
+		return InvalidBlockNumber;
+
+	if (!s->stream_started)
+	{
+		s->stream_started = true;
+		if (ScanDirectionIsForward(s->dir))
+			blk = s->startblock;
+		else
+			blk = s->startblock > 0 ? s->startblock - 1 : s->nblocks - 1;
+	}
+	else if (ScanDirectionIsForward(s->dir))
+	{
+		blk = s->stream_block + 1;
+		if (blk >= s->nblocks)
+			blk = 0;
+		/* before the end check, so a finished scan reports its start */
+		if (s->report_sync)
+			ss_report_location(s->rel, blk);
+		if (blk == s->startblock)
+			blk = InvalidBlockNumber;
+	}
+	else
+	{
+		blk = s->stream_block;
+		if (blk == s->startblock)
+			blk = InvalidBlockNumber;
+		else
+			blk = (blk == 0 ? s->nblocks : blk) - 1;
+	}
+
+	if (blk == InvalidBlockNumber)
+		s->stream_done = true;
+	else
+		s->stream_block = blk;
+	return blk;
+}
+
+/*
+ * restart_stream
+ *		Point the stream at 'from' (InvalidBlockNumber: the start of a pass)
+ *		in direction 'dir'.
+ */
+static void
+restart_stream(StreamScanState *s, ScanDirection dir, BlockNumber from)
+{
+	s->dir = dir;
+	s->stream_done = false;
+	s->stream_started = BlockNumberIsValid(from);
+	s->stream_block = from;
+	block_stream_reset(s->stream);
+}
+
+/*
+ * read_page
+ *		Move to the stream's next block and collect its visible tuples, as
+ *		heapgetpage (15) / heap_prepare_pagescan (17+).  False at the end.
+ */
+static bool
+read_page(StreamScanState *s)
+{
+	Buffer		buf;
+	Page		page;
+	OffsetNumber lines;
+	bool		all_visible;
+	bool		check_serializable;
+	int			ntup = 0;
+
+	if (BufferIsValid(s->cbuf))
+	{
+		ReleaseBuffer(s->cbuf);
+		s->cbuf = InvalidBuffer;
+	}
+
+	/* at least once per page: a page of dead tuples returns nothing */
+	CHECK_FOR_INTERRUPTS();
+
+	buf = block_stream_next(s->stream);
+	if (!BufferIsValid(buf))
+	{
+		s->cblock = InvalidBlockNumber;
+		s->ntuples = 0;
+		return false;
+	}
+	s->cbuf = buf;
+	s->cblock = BufferGetBlockNumber(buf);
+
+	heap_page_prune_opt(s->rel, buf);
+
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	compat_test_for_old_snapshot(s->snapshot, s->rel, page);
+	lines = PageGetMaxOffsetNumber(page);
+
+	/* all-visible: every tuple is visible to every snapshot, but a standby's */
+	all_visible = PageIsAllVisible(page) && !s->snapshot->takenDuringRecovery;
+	check_serializable = CheckForSerializableConflictOutNeeded(s->rel, s->snapshot);
+
+	for (OffsetNumber off = FirstOffsetNumber; off <= lines; off++)
+	{
+		ItemId		lpp = PageGetItemId(page, off);
+		HeapTupleData loctup;
+		bool		valid;
+
+		if (!ItemIdIsNormal(lpp))
+			continue;
+
+		if (all_visible && !check_serializable)
+		{
+			s->vistuples[ntup++] = off;
+			continue;
+		}
+
+		loctup.t_tableOid = RelationGetRelid(s->rel);
+		loctup.t_data = (HeapTupleHeader) PageGetItem(page, lpp);
+		loctup.t_len = ItemIdGetLength(lpp);
+		ItemPointerSet(&loctup.t_self, s->cblock, off);
+
+		valid = all_visible || HeapTupleSatisfiesVisibility(&loctup, s->snapshot, buf);
+		if (check_serializable)
+			HeapCheckForSerializableConflictOut(valid, s->rel, &loctup, buf,
+												s->snapshot);
+		if (valid)
+			s->vistuples[ntup++] = off;
+	}
+
+	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+
+	Assert(ntup <= MaxHeapTuplesPerPage);
+	s->ntuples = ntup;
+	return true;
+}
+
+/*
+ * set_ctup
+ *		Point s->ctup at the current visible tuple.
+ */
+static inline void
+set_ctup(StreamScanState *s)
+{
+	Page		page = BufferGetPage(s->cbuf);
+	OffsetNumber off = s->vistuples[s->cindex];
+	ItemId		lpp = PageGetItemId(page, off);
+
+	s->ctup.t_data = (HeapTupleHeader) PageGetItem(page, lpp);
+	s->ctup.t_len = ItemIdGetLength(lpp);
+	ItemPointerSet(&s->ctup.t_self, s->cblock, off);
+}
+
+/*
+ * next_tuple_slow
+ *		next_tuple() at the start of a pass, on a change of direction, and
+ *		when the current page is used up.
+ */
+static pg_noinline bool
+next_tuple_slow(StreamScanState *s, ScanDirection dir)
+{
+	bool		forward = ScanDirectionIsForward(dir);
+
+	if (!s->inited)
+	{
+		/* a new pass: from the start block, or backward from the one before */
+		restart_stream(s, dir, InvalidBlockNumber);
+		if (!read_page(s))
+			return false;
+		s->cindex = forward ? 0 : s->ntuples - 1;
+		s->inited = true;
+	}
+	else
+	{
+		if (dir != s->dir)
+		{
+			/* turn around: the stream continues from the current block */
+			restart_stream(s, dir, s->cblock);
+		}
+		s->cindex += forward ? 1 : -1;
+	}
+
+	while (s->cindex < 0 || s->cindex >= s->ntuples)
+	{
+		if (!read_page(s))
+		{
+			/* end of the pass; a later fetch starts a new one */
+			s->inited = false;
+			return false;
+		}
+		s->cindex = forward ? 0 : s->ntuples - 1;
+	}
+
+	set_ctup(s);
+	return true;
+}
+
+/*
+ * next_tuple
+ *		Advance to the next visible tuple in direction 'dir' and point
+ *		s->ctup at it; false at the end of the scan in that direction.
+ */
+static inline bool
+next_tuple(StreamScanState *s, ScanDirection dir)
+{
+	/* the common case: forward, on the same page */
+	if (likely(s->inited && dir == ForwardScanDirection && s->dir == dir &&
+			   s->cindex + 1 < s->ntuples))
+	{
+		s->cindex++;
+		set_ctup(s);
+		return true;
+	}
+	return next_tuple_slow(s, dir);
+}
+
+/*
+ * begin_scan
+ *		The first fetch: as heap_beginscan for a sequential scan.
+ */
+static void
+begin_scan(StreamScanState *s)
+{
+	/* page-at-a-time visibility is only right for MVCC snapshots */
+	if (!IsMVCCSnapshot(s->snapshot))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("memprobe stream scan requires an MVCC snapshot"),
+				 errhint("Set memprobe.enable_streamscan to off.")));
+
+	init_scan(s, false);
+	PredicateLockRelation(s->rel, s->snapshot);
+	s->stream = block_stream_begin(s->rel, s->strategy, s->max_distance,
+								   next_block, s, &s->stats);
+	s->begun = true;
+}
+
+/*
+ * epq_fetch
+ *		Inside an EvalPlanQual recheck, as execScan.c's ExecScanFetch: the
+ *		test tuple for this relation, once, or nothing.  Sets *handled to
+ *		false when the relation takes no part in the recheck and is to be
+ *		scanned as usual.
+ */
+static TupleTableSlot *
+epq_fetch(StreamScanState *s, bool *handled)
+{
+	ScanState  *ss = &s->css.ss;
+	EPQState   *epqstate = ss->ps.state->es_epq_active;
+	Index		scanrelid = ((Scan *) ss->ps.plan)->scanrelid;
+	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
+	TupleTableSlot *test;
+
+	*handled = true;
+	if (epqstate->relsubs_done[scanrelid - 1])
+		return ExecClearTuple(slot);
+
+	if (epqstate->relsubs_slot[scanrelid - 1] != NULL)
+	{
+		test = epqstate->relsubs_slot[scanrelid - 1];
+		Assert(epqstate->relsubs_rowmark[scanrelid - 1] == NULL);
+		epqstate->relsubs_done[scanrelid - 1] = true;
+	}
+	else if (epqstate->relsubs_rowmark[scanrelid - 1] != NULL)
+	{
+		test = s->epq_fetch_slot;
+		epqstate->relsubs_done[scanrelid - 1] = true;
+		if (!EvalPlanQualFetchRowMark(epqstate, scanrelid, test))
+			return NULL;
+	}
+	else
+	{
+		*handled = false;
+		return NULL;
+	}
+
+	if (TupIsNull(test))
+		return NULL;
+
+	/* our slot type: quals and projection were compiled for it */
+	ExecCopySlot(slot, test);
+	slot->tts_tableOid = test->tts_tableOid;
+	slot->tts_tid = test->tts_tid;
+	/* a sequential scan has no access-method condition to recheck */
+	return slot;
+}
+
+/*
+ * streamscan_exec
+ *		As ExecScan: fetch, check the quals, project.  Tuples that fail the
+ *		page-loop quals are counted and skipped without touching the slot.
+ */
+static TupleTableSlot *
+streamscan_exec(CustomScanState *node)
+{
+	StreamScanState *s = (StreamScanState *) node;
+	EState	   *estate = node->ss.ps.state;
+	ExprContext *econtext = node->ss.ps.ps_ExprContext;
+	ExprState  *qual = node->ss.ps.qual;
+	ProjectionInfo *proj = node->ss.ps.ps_ProjInfo;
+	TupleTableSlot *scanslot = node->ss.ss_ScanTupleSlot;
+
+	for (;;)
+	{
+		TupleTableSlot *slot = scanslot;
+		ExprState  *checkqual = qual;
+
+		CHECK_FOR_INTERRUPTS();
+		ResetExprContext(econtext);
+
+		if (unlikely(estate->es_epq_active != NULL))
+		{
+			bool		handled;
+
+			slot = epq_fetch(s, &handled);
+			if (!handled)
+				slot = scanslot;
+			else if (TupIsNull(slot))
+				return proj ? ExecClearTuple(proj->pi_state.resultslot) : slot;
+			else
+				goto check;
+		}
+
+		if (unlikely(!s->begun))
+			begin_scan(s);
+
+		for (;;)
+		{
+			if (!next_tuple(s, estate->es_direction))
+			{
+				ExecClearTuple(scanslot);
+				return proj ? ExecClearTuple(proj->pi_state.resultslot) : scanslot;
+			}
+			pgstat_count_heap_getnext(s->rel);
+
+			if (s->page_quals == NULL)
+				break;
+			switch (page_quals_check(s->page_quals, s->ctup.t_data))
+			{
+				case PAGE_QUAL_PASS:
+					checkqual = s->rest_qual;
+					break;
+				case PAGE_QUAL_FAIL:
+					InstrCountFiltered1(node, 1);
+					continue;
+				case PAGE_QUAL_UNKNOWN:
+					break;
+			}
+			break;
+		}
+		deform_slot_store(scanslot, &s->ctup, s->cbuf);
+
+check:
+		econtext->ecxt_scantuple = slot;
+		if (checkqual == NULL || ExecQual(checkqual, econtext))
+			return proj ? ExecProject(proj) : slot;
+
+		InstrCountFiltered1(node, 1);
+	}
+}
+
+static void
+streamscan_end(CustomScanState *node)
+{
+	StreamScanState *s = (StreamScanState *) node;
+
+	if (BufferIsValid(s->cbuf))
+		ReleaseBuffer(s->cbuf);
+	s->cbuf = InvalidBuffer;
+	if (s->stream)
+		block_stream_end(s->stream);
+	s->stream = NULL;
+	if (s->strategy)
+		FreeAccessStrategy(s->strategy);
+	s->strategy = NULL;
+}
+
+/*
+ * streamscan_rescan
+ *		As ExecReScanSeqScan + heap_rescan: start over at the same start
+ *		block, with a fresh block count.
+ */
+static void
+streamscan_rescan(CustomScanState *node)
+{
+	StreamScanState *s = (StreamScanState *) node;
+
+	if (s->begun)
+	{
+		bool		had_strategy = s->strategy != NULL;
+
+		if (BufferIsValid(s->cbuf))
+			ReleaseBuffer(s->cbuf);
+		s->cbuf = InvalidBuffer;
+		init_scan(s, true);
+		if (had_strategy != (s->strategy != NULL))
+		{
+			/* the stream reads through the strategy: make it again */
+			block_stream_end(s->stream);
+			s->stream = block_stream_begin(s->rel, s->strategy, s->max_distance,
+										   next_block, s, &s->stats);
+		}
+	}
+	ExecScanReScan(&node->ss);
+}
+
+#define BYTES_TO_KILOBYTES(b)	(((b) + 1023) / 1024)
+
+/*
+ * streamscan_explain
+ *		EXPLAIN ANALYZE: how the scan looked ahead and what it read.
+ */
+static void
+streamscan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	StreamScanState *s = (StreamScanState *) node;
+	const BlockStreamStats *st = &s->stats;
+	const char *kind;
+
+	if (!es->analyze || !s->begun)
+		return;
+
+	switch (block_stream_kind(s->stream))
+	{
+		case BLOCK_STREAM_PREFETCH:
+			kind = "prefetch";
+			break;
+		case BLOCK_STREAM_READ_STREAM:
+			kind = "read_stream";
+			break;
+		default:
+			kind = "off";
+			break;
+	}
+
+	if (es->format == EXPLAIN_FORMAT_TEXT)
+	{
+		compat_explain_indent(es);
+		appendStringInfo(es->str, "Look-ahead: %s", kind);
+		if (block_stream_kind(s->stream) == BLOCK_STREAM_PREFETCH)
+			appendStringInfo(es->str, "  Distance: limit=%d peak=%d  Prefetches: " INT64_FORMAT,
+							 st->distance_limit, st->distance_peak, st->prefetches);
+		appendStringInfoChar(es->str, '\n');
+		compat_explain_indent(es);
+		appendStringInfo(es->str, "Pages: " INT64_FORMAT "  hit=" INT64_FORMAT "  read=" INT64_FORMAT "\n",
+						 st->pages, st->hits, st->reads);
+	}
+	else
+	{
+		ExplainPropertyText("Look-ahead", kind, es);
+		if (block_stream_kind(s->stream) == BLOCK_STREAM_PREFETCH)
+		{
+			ExplainPropertyInteger("Look-ahead Limit", NULL, st->distance_limit, es);
+			ExplainPropertyInteger("Look-ahead Peak", NULL, st->distance_peak, es);
+			ExplainPropertyInteger("Prefetches Issued", NULL, st->prefetches, es);
+		}
+		ExplainPropertyInteger("Pages", NULL, st->pages, es);
+		ExplainPropertyInteger("Pages Hit", NULL, st->hits, es);
+		ExplainPropertyInteger("Pages Read", NULL, st->reads, es);
+	}
+}
+
+/*
+ * streamscan_exec_init
+ *		Register the custom scan so that copied, cached and serialized plans
+ *		(parallel workers) find its methods by name.
+ */
+void
+streamscan_exec_init(void)
+{
+	tuple_deform_init();
+	RegisterCustomScanMethods(&streamscan_scan_methods);
+}

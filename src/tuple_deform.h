@@ -1,0 +1,92 @@
+/*-------------------------------------------------------------------------
+ *
+ * tuple_deform.h
+ *	  memprobe's tuple slot for heap tuples in shared buffers, and the one
+ *	  function that deforms them.
+ *
+ * The slot is PostgreSQL's BufferHeapTupleTableSlot in every respect but
+ * one: its getsomeattrs callback is memprobe_deform(), which reads a
+ * compact per-column array (8 bytes per column, with the offsets of the
+ * leading fixed-width columns precomputed) instead of the tuple
+ * descriptor's pg_attribute rows.  Everything that deforms a StreamScan
+ * tuple, whoever asks (quals, projection, parent nodes, JIT-compiled
+ * expressions, which call the slot's callback for slot types they do not
+ * know), goes through memprobe_deform(): a faster deformation plugs in
+ * there and nowhere else.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef MEMPROBE_TUPLE_DEFORM_H
+#define MEMPROBE_TUPLE_DEFORM_H
+
+#include "postgres.h"
+
+#include "access/htup.h"
+#include "executor/tuptable.h"
+#include "access/htup_details.h"
+#include "storage/bufmgr.h"
+
+/* One column, as deformation needs it. */
+typedef struct DeformAttr
+{
+	int32		cacheoff;		/* fixed offset in a tuple without NULLs
+								 * before this column, or -1 */
+	int16		attlen;
+	bool		attbyval;
+	char		attalign;
+} DeformAttr;
+
+/* The slot: a BufferHeapTupleTableSlot and the compact column array. */
+typedef struct DeformSlot
+{
+	BufferHeapTupleTableSlot base;
+	TupleDesc	deform_desc;	/* descriptor deform_attrs was built for */
+	DeformAttr *deform_attrs;	/* in the slot's memory context */
+} DeformSlot;
+
+extern PGDLLIMPORT TupleTableSlotOps memprobe_deform_slot_ops;
+
+extern void tuple_deform_init(void);
+extern void memprobe_deform(TupleTableSlot *slot, int natts);
+
+/*
+ * deform_slot_store
+ *		Store a heap tuple that lives in a pinned buffer page, as
+ *		ExecStoreBufferHeapTuple() does for core's slot type (which refuses
+ *		ours).  The slot takes a pin of its own unless it already holds one
+ *		on the same buffer, so a scan moving along a page pays nothing per
+ *		tuple.  'tuple' must stay valid while the slot holds it (it is the
+ *		scan's own HeapTupleData, as in heapam).
+ */
+static inline void
+deform_slot_store(TupleTableSlot *slot, HeapTuple tuple, Buffer buffer)
+{
+	BufferHeapTupleTableSlot *bslot = (BufferHeapTupleTableSlot *) slot;
+
+	Assert(slot->tts_ops == &memprobe_deform_slot_ops);
+
+	if (TTS_SHOULDFREE(slot))
+	{
+		/* a materialized slot holds no buffer pin */
+		Assert(!BufferIsValid(bslot->buffer));
+		heap_freetuple(bslot->base.tuple);
+		slot->tts_flags &= ~TTS_FLAG_SHOULDFREE;
+	}
+
+	slot->tts_flags &= ~TTS_FLAG_EMPTY;
+	slot->tts_nvalid = 0;
+	bslot->base.tuple = tuple;
+	bslot->base.off = 0;
+	slot->tts_tid = tuple->t_self;
+	slot->tts_tableOid = tuple->t_tableOid;
+
+	if (bslot->buffer != buffer)
+	{
+		if (BufferIsValid(bslot->buffer))
+			ReleaseBuffer(bslot->buffer);
+		bslot->buffer = buffer;
+		IncrBufferRefCount(buffer);
+	}
+}
+
+#endif							/* MEMPROBE_TUPLE_DEFORM_H */
