@@ -118,6 +118,8 @@ class Variant:
 # variants(clusters) -> [Variant].
 # --------------------------------------------------------------------------------------------
 
+# StreamScan replaces serial seq scans (parallel ones stay core's): compare serial plans.
+SERIAL = "-c max_parallel_workers_per_gather=0"
 NO_OTHER_JOINS = "-c enable_hashjoin=off -c enable_mergejoin=off -c enable_memoize=off"
 
 
@@ -198,7 +200,7 @@ WORKLOADS = [
         "name": "seqscan_1row_per_page",
         "title": "count(*) over one row per page (fillfactor 10, 900-byte rows), shared_buffers 256MB",
         "settings": {"shared_buffers": "256MB"},
-        "session": "",
+        "session": SERIAL,
         "params": ([140000], [5000]),
         "param_name": "rows",
         "setup": lambda n, quick: """
@@ -216,7 +218,7 @@ WORKLOADS = [
         "name": "seqscan_filter_all",
         "title": "SELECT * FROM t WHERE id = 0 on an 8-int-column table, all in shared buffers (1GB)",
         "settings": {"shared_buffers": "1GB"},
-        "session": "",
+        "session": SERIAL,
         "params": ([2500000], [100000]),
         "param_name": "rows",
         "setup": lambda n, quick: """
@@ -234,7 +236,7 @@ WORKLOADS = [
         "name": "deform",
         "title": "sum(last int) after a text column and N int columns, 1M rows, in shared buffers",
         "settings": {"shared_buffers": "1GB"},
-        "session": "",
+        "session": SERIAL,
         "params": ([0, 1, 2, 4, 8, 15, 32], [0, 15]),
         "param_name": "columns",
         "setup": lambda n, quick: """
