@@ -32,7 +32,7 @@ PG_CPPFLAGS = -I$(srcdir)/src
 # The suites need memprobe preloaded, so pg_regress starts its own server with memprobe.conf
 # (as pg_cron does) instead of using whatever server is running.
 REGRESS = setup contexts alloc_bench alloc_bench_cancel bump privileges material material_memory material_plans \
-	streamscan streamscan_types streamscan_cursors streamscan_large
+	streamscan streamscan_types streamscan_cursors streamscan_large streamscan_page_quals
 REGRESS_OPTS = --temp-config=$(srcdir)/memprobe.conf --temp-instance=./tmp_check
 
 # Concurrency specs (specs/*.spec), on a temporary preloaded server of their own.

@@ -644,6 +644,12 @@ streamscan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		compat_explain_indent(es);
 		appendStringInfo(es->str, "Pages: " INT64_FORMAT "  hit=" INT64_FORMAT "  read=" INT64_FORMAT "\n",
 						 st->pages, st->hits, st->reads);
+		if (s->page_quals)
+		{
+			compat_explain_indent(es);
+			appendStringInfo(es->str, "Page Quals: %d of %d\n", s->page_quals->nquals,
+							 list_length(((Scan *) node->ss.ps.plan)->plan.qual));
+		}
 	}
 	else
 	{
@@ -657,6 +663,8 @@ streamscan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyInteger("Pages", NULL, st->pages, es);
 		ExplainPropertyInteger("Pages Hit", NULL, st->hits, es);
 		ExplainPropertyInteger("Pages Read", NULL, st->reads, es);
+		ExplainPropertyInteger("Page Quals", NULL,
+							   s->page_quals ? s->page_quals->nquals : 0, es);
 	}
 }
 

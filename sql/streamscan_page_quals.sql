@@ -1,0 +1,94 @@
+--
+-- StreamScan's page-loop quals: "column op constant" integer comparisons
+-- checked on the raw tuple before it reaches a slot.  Each qual below is run
+-- three ways (page-loop quals on, off, and core's Seq Scan); the rows must be
+-- the same, and EXPLAIN ANALYZE says how many quals ran in the page loop.
+--
+SET max_parallel_workers_per_gather = 0;
+
+-- a dropped fixed-width column keeps its place: b's offset counts it
+CREATE TABLE pq (a int2, x int4, b int4, c int8, t text, d int4);
+ALTER TABLE pq DROP COLUMN x;
+INSERT INTO pq (a, b, c, t, d)
+  SELECT (g % 7)::int2, g % 11, g::int8 * 1000000, 't' || g, g % 5
+  FROM generate_series(-300, 300) g;
+-- boundaries, and NULLs before, at and after the compared columns
+INSERT INTO pq (a, b, c, t, d) VALUES
+  (-32768, -2147483648, -9223372036854775808, 'min', 0),
+  (32767, 2147483647, 9223372036854775807, 'max', 0),
+  (NULL, 5, 5, 'a null', 1),
+  (1, NULL, 5, 'b null', 1),
+  (1, 5, NULL, 'c null', 1),
+  (1, 5, 5, NULL, NULL),
+  (NULL, NULL, NULL, NULL, NULL);
+-- rows from before a column existed get its default (atthasmissing)
+ALTER TABLE pq ADD COLUMN e int4 DEFAULT 7;
+INSERT INTO pq (a, b, c, t, d, e) SELECT 2, g, g, 'new', 1, g % 3 FROM generate_series(1, 30) g;
+VACUUM ANALYZE pq;
+
+-- rows of a query (as text), its plan's node, and the Page Quals figure
+CREATE FUNCTION pq_run(qual text, OUT node text, OUT page_quals int, OUT nrows int, OUT rows text)
+LANGUAGE plpgsql AS $$
+DECLARE
+  plan json;
+BEGIN
+  EXECUTE format('EXPLAIN (ANALYZE, FORMAT JSON, COSTS OFF, TIMING OFF, SUMMARY OFF) '
+                 'SELECT ctid FROM pq WHERE %s', qual) INTO plan;
+  node := coalesce(plan->0->'Plan'->>'Custom Plan Provider', plan->0->'Plan'->>'Node Type');
+  page_quals := (plan->0->'Plan'->>'Page Quals')::int;
+  nrows := (plan->0->'Plan'->>'Actual Rows')::int;
+  EXECUTE format('SELECT string_agg(ctid::text, '','' ORDER BY ctid) FROM pq WHERE %s', qual)
+    INTO rows;
+END $$;
+
+CREATE FUNCTION pq_check(qual text)
+RETURNS TABLE (qual_ text, nrows int, page_quals int, same_without bool, same_as_core bool)
+LANGUAGE plpgsql AS $$
+DECLARE
+  r_on record;
+  r_off record;
+  r_core record;
+BEGIN
+  SET memprobe.streamscan_page_quals = on;
+  r_on := pq_run(qual);
+  SET memprobe.streamscan_page_quals = off;
+  r_off := pq_run(qual);
+  RESET memprobe.streamscan_page_quals;
+  SET memprobe.enable_streamscan = off;
+  r_core := pq_run(qual);
+  RESET memprobe.enable_streamscan;
+  IF r_on.node <> 'MemprobeStreamScan' OR r_off.node <> 'MemprobeStreamScan'
+     OR r_core.node <> 'Seq Scan' OR r_off.page_quals <> 0 THEN
+    RAISE EXCEPTION 'unexpected plans for %: % % %', qual, r_on.node, r_off.node, r_core.node;
+  END IF;
+  RETURN QUERY SELECT qual,
+    r_on.nrows,
+    r_on.page_quals,
+    r_on.rows IS NOT DISTINCT FROM r_off.rows,
+    r_on.rows IS NOT DISTINCT FROM r_core.rows;
+END $$;
+
+SELECT (pq_check(q)).* FROM unnest(ARRAY[
+  -- int4 column, every operator, both ways round
+  'b = 5', 'b <> 5', 'b < 0', 'b <= -3', 'b > 8', 'b >= 10',
+  '5 = b', '0 > b', '10 <= b',
+  'b = -2147483648', 'b = 2147483647', 'b < -2147483647',
+  -- int2 column: int2 and int4 constants (beyond int2's range too), int8 constant
+  'a = 1::int2', 'a = 1', 'a < 40000', 'a > -40000', 'a = -32768', 'a = 2::int8',
+  -- int8 column: int8, int4 and int2 constants
+  'c = 5', 'c > 4294967296', 'c <= -9223372036854775807', 'c = 5::int2', 'c >= 9223372036854775807',
+  -- int4 column against an int8 constant outside int4's range
+  'b < 4294967296', 'b > -4294967296::int8',
+  -- several page-loop quals, then one that is not
+  'a = 1 AND b = 5', 'a = 1 AND b = 5 AND c = 5', 'b = 5 AND d = 0',
+  -- not page-loop quals: after a variable-width column, missing values, non-Var, non-Const
+  'd = 3', 'e = 7', 'e <> 7', 'b + 0 = 5', 'b = (SELECT 5)', 'b IS NULL',
+  'b = 5 OR b = 6'
+]) q;
+
+-- core puts the LIKE first: the page loop takes nothing, so quals keep core's order
+SELECT (pq_check('b = 5 AND t LIKE ''t%''')).*;
+
+DROP TABLE pq;
+DROP FUNCTION pq_check(text);
+DROP FUNCTION pq_run(text);
