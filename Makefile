@@ -36,7 +36,7 @@ REGRESS = setup contexts alloc_bench alloc_bench_cancel bump privileges material
 REGRESS_OPTS = --temp-config=$(srcdir)/memprobe.conf --temp-instance=./tmp_check
 
 # Concurrency specs (specs/*.spec), on a temporary preloaded server of their own.
-ISOLATION = material_epq
+ISOLATION = material_epq streamscan_epq streamscan_serializable
 ISOLATION_OPTS = --temp-config=$(srcdir)/memprobe.conf --temp-instance=./tmp_check_iso
 
 PG_CONFIG ?= pg_config

@@ -171,7 +171,12 @@ init_scan(StreamScanState *s, bool rescan)
 	s->nblocks = RelationGetNumberOfBlocks(s->rel);
 
 	bulk = !RelationUsesLocalBuffers(s->rel) && s->nblocks > (BlockNumber) NBuffers / 4;
-	s->report_sync = bulk && synchronize_seqscans;
+
+	/*
+	 * As heapam's SO_ALLOW_SYNC: once off (a backward pass started, or the
+	 * setting was off), a rescan keeps it off.
+	 */
+	s->report_sync = bulk && synchronize_seqscans && (!rescan || s->report_sync);
 
 	if (bulk && s->strategy == NULL)
 		s->strategy = GetAccessStrategy(BAS_BULKREAD);
@@ -211,7 +216,11 @@ next_block(void *arg)
 		if (ScanDirectionIsForward(s->dir))
 			blk = s->startblock;
 		else
+		{
+			/* as heapam: a backward scan would mislead forward ones */
+			s->report_sync = false;
 			blk = s->startblock > 0 ? s->startblock - 1 : s->nblocks - 1;
+		}
 	}
 	else if (ScanDirectionIsForward(s->dir))
 	{
