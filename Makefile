@@ -20,7 +20,8 @@ OBJS = \
 	src/streamscan_exec.o \
 	src/block_stream.o \
 	src/tuple_deform.o \
-	src/page_quals.o
+	src/page_quals.o \
+	src/segment_map.o
 
 # One install script source; upgrade scripts are picked up by name.
 DATA_built = $(EXTENSION)--$(EXTVERSION).sql

@@ -36,7 +36,7 @@ BEGIN
                  'SELECT ctid FROM pq WHERE %s', qual) INTO plan;
   node := coalesce(plan->0->'Plan'->>'Custom Plan Provider', plan->0->'Plan'->>'Node Type');
   page_quals := (plan->0->'Plan'->>'Page Quals')::int;
-  nrows := (plan->0->'Plan'->>'Actual Rows')::int;
+  nrows := (plan->0->'Plan'->>'Actual Rows')::numeric::int;
   EXECUTE format('SELECT string_agg(ctid::text, '','' ORDER BY ctid) FROM pq WHERE %s', qual)
     INTO rows;
 END $$;

@@ -295,33 +295,6 @@ compat_tuplestore_release_file(Tuplestorestate *state)
 #define MEMPROBE_HAVE_READ_STREAM 0
 #endif
 
-/*
- * Buffers in a BAS_BULKREAD ring.  GetAccessStrategyBufferCount() exists from
- * 16; 15's ring is a fixed 256kB (freelist.c).
- */
-static inline int
-compat_strategy_ring_buffers(BufferAccessStrategy strategy)
-{
-#if PG_VERSION_NUM >= 160000
-	return GetAccessStrategyBufferCount(strategy);
-#else
-	return 256 * 1024 / BLCKSZ;
-#endif
-}
-
-/*
- * How many buffers one backend's look-ahead may claim: its fair share of
- * shared buffers, or a quarter of temp_buffers for local ones (PostgreSQL
- * 17's LimitAdditionalPins() and read_stream.c use these figures).
- */
-static inline int
-compat_pin_limit(bool local)
-{
-	if (local)
-		return Max(num_temp_buffers / 4, 1);
-	return Max(NBuffers / (MaxBackends + NUM_AUXILIARY_PROCS), 1);
-}
-
 /* "snapshot too old" (old_snapshot_threshold) was removed in 17. */
 static inline void
 compat_test_for_old_snapshot(Snapshot snapshot, Relation rel, Page page)
@@ -362,6 +335,21 @@ compat_custom_scan_apply_slot_ops(CustomScanState *css, EState *estate,
 	ss->ps.qual = ExecInitQual(scan->plan.qual, &ss->ps);
 #else
 	Assert(css->ss.ss_ScanTupleSlot->tts_ops == ops);
+#endif
+}
+
+/* Path of a relation's main fork, segment 0, relative to the data directory (palloc'd). */
+#include "common/relpath.h"
+
+static inline char *
+compat_relation_main_fork_path(Relation rel)
+{
+#if PG_VERSION_NUM >= 180000
+	return pstrdup(relpathbackend(rel->rd_locator, rel->rd_backend, MAIN_FORKNUM).str);
+#elif PG_VERSION_NUM >= 160000
+	return relpathbackend(rel->rd_locator, rel->rd_backend, MAIN_FORKNUM);
+#else
+	return relpathbackend(rel->rd_node, rel->rd_backend, MAIN_FORKNUM);
 #endif
 }
 

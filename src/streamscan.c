@@ -40,7 +40,7 @@
 static bool streamscan_enabled = true;
 
 /* memprobe.streamscan_distance */
-int			streamscan_distance = 64;
+int			streamscan_distance = 256;
 
 /* memprobe.streamscan_page_quals */
 bool		streamscan_page_quals = true;
@@ -176,10 +176,11 @@ streamscan_init(void)
 	DefineCustomIntVariable("memprobe.streamscan_distance",
 							"Furthest look-ahead of memprobe's streaming scan, in blocks.",
 							"0 reads one block at a time with no look-ahead.  "
-							"On PostgreSQL 17 and later any other value uses core's read stream, "
-							"which sizes its own look-ahead.",
+							"Before PostgreSQL 17 it bounds the kernel read-ahead advice "
+							"memprobe gives (in runs of 64 blocks); from 17 any other value "
+							"uses core's read stream, which sizes its own look-ahead.",
 							&streamscan_distance,
-							64,
+							256,
 							0, 4096,
 							PGC_USERSET,
 							0,

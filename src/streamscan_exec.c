@@ -91,6 +91,9 @@ typedef struct StreamScanState
 	/* EvalPlanQual row-mark refetches need core's slot type */
 	TupleTableSlot *epq_fetch_slot;
 
+	/* the plan needs no column (count(*)): no projection to run per row */
+	bool		empty_tlist;
+
 	/* page-loop quals (page_quals.h), and the quals left after them */
 	PageQuals  *page_quals;
 	ExprState  *rest_qual;
@@ -144,6 +147,8 @@ streamscan_begin(CustomScanState *node, EState *estate, int eflags)
 	s->epq_fetch_slot = ExecInitExtraTupleSlot(estate, RelationGetDescr(s->rel),
 											   &TTSOpsBufferHeapTuple);
 	s->ctup.t_tableOid = RelationGetRelid(s->rel);
+	s->empty_tlist = node->ss.ps.ps_ProjInfo != NULL &&
+		node->ss.ps.plan->targetlist == NIL;
 
 	if (streamscan_page_quals)
 	{
@@ -562,7 +567,19 @@ streamscan_exec(CustomScanState *node)
 check:
 		econtext->ecxt_scantuple = slot;
 		if (checkqual == NULL || ExecQual(checkqual, econtext))
-			return proj ? ExecProject(proj) : slot;
+		{
+			if (proj == NULL)
+				return slot;
+			if (s->empty_tlist)
+			{
+				/* what ExecProject would make of no columns, without running it */
+				TupleTableSlot *result = proj->pi_state.resultslot;
+
+				ExecClearTuple(result);
+				return ExecStoreVirtualTuple(result);
+			}
+			return ExecProject(proj);
+		}
 
 		InstrCountFiltered1(node, 1);
 	}
