@@ -83,7 +83,9 @@ SELECT (pq_check(q)).* FROM unnest(ARRAY[
   'a = 1 AND b = 5', 'a = 1 AND b = 5 AND c = 5', 'b = 5 AND d = 0',
   -- not page-loop quals: after a variable-width column, missing values, non-Var, non-Const
   'd = 3', 'e = 7', 'e <> 7', 'b + 0 = 5', 'b = (SELECT 5)', 'b IS NULL',
-  'b = 5 OR b = 6'
+  'b = 5 OR b = 6',
+  -- a SubPlan in the qual: the rest would be compiled twice, so no page-loop quals
+  'b > 0 AND b NOT IN (SELECT g FROM generate_series(1, 3) g)'
 ]) q;
 
 -- core puts the LIKE first: the page loop takes nothing, so quals keep core's order

@@ -17,6 +17,8 @@
  *	  the next 1, 3, 7 or 15 runs' worth of blocks do not raise it (a scan
  *	  of a table in the page cache asks about one run in 16);
  *	- it never exceeds memprobe.streamscan_distance.
+ * A run whose far end is in shared buffers, while the scan is finding pages
+ * there, gets no advice: the buffer manager will not read it.
  * Runs are ADVICE_RUN blocks (512kB) of consecutive blocks in scan order;
  * a wrap-around, a change of direction or the end of the scan ends a run
  * early.  The advice pins no buffer and occupies no buffer: the strategy
@@ -70,6 +72,7 @@ struct BlockStream
 	int			run_len;
 	int			quiet_blocks;	/* reads that do not raise the distance */
 	int			backoff;		/* runs' worth of quiet after a cached run */
+	int			recent_hits;	/* shared-buffer hits since the last run */
 	SegmentMap *segments;		/* opened at the first advice */
 
 #if MEMPROBE_HAVE_READ_STREAM
@@ -119,7 +122,7 @@ block_stream_begin(Relation rel, BufferAccessStrategy strategy,
 	else
 	{
 		bs->kind = BLOCK_STREAM_READ_STREAM;
-		bs->read_stream = read_stream_begin_relation(READ_STREAM_SEQUENTIAL,
+		bs->read_stream = read_stream_begin_relation(COMPAT_READ_STREAM_SEQSCAN_FLAGS,
 													 strategy, rel,
 													 MAIN_FORKNUM,
 													 read_stream_next_block_cb,
@@ -156,10 +159,26 @@ flush_run(BlockStream *bs)
 	if (bs->run_len == 0)
 		return;
 	low = Min(bs->run_first, bs->run_last);
-	if (bs->segments == NULL)
-		bs->segments = segment_map_open(bs->rel);
-	advised = segment_map_advise(bs->segments, low, bs->run_len);
+	if (bs->recent_hits > 0 &&
+		BufferIsValid(PrefetchBuffer(bs->rel, MAIN_FORKNUM, bs->run_last).recent_buffer))
+	{
+		/*
+		 * The scan has been finding pages in shared buffers, and the run's
+		 * far end is there too: the buffer manager will not read it, so the
+		 * page cache need not (with double buffering the kernel may well
+		 * have dropped it).  One buffer-mapping lookup per run, and only
+		 * while there are hits.
+		 */
+		advised = 0;
+	}
+	else
+	{
+		if (bs->segments == NULL)
+			bs->segments = segment_map_open(bs->rel);
+		advised = segment_map_advise(bs->segments, low, bs->run_len);
+	}
 	bs->run_len = 0;
+	bs->recent_hits = 0;
 
 	if (advised > 0)
 	{
@@ -280,6 +299,8 @@ block_stream_next(BlockStream *bs)
 
 	if (bs->kind == BLOCK_STREAM_PREFETCH)
 	{
+		if (buffer_hits() != hits_before)
+			bs->recent_hits++;
 		/* the scan is reading from the kernel: look at least a run ahead */
 		if (bs->quiet_blocks > 0)
 			bs->quiet_blocks--;
@@ -318,6 +339,7 @@ block_stream_reset(BlockStream *bs)
 	bs->run_len = 0;
 	bs->quiet_blocks = 0;
 	bs->backoff = 0;
+	bs->recent_hits = 0;
 }
 
 void

@@ -7,11 +7,11 @@
  * hands back each block pinned, in that order, having looked ahead:
  *	- PostgreSQL 17 and later: core's read_stream does it (I/O combining,
  *	  its own distance control, and on 18 asynchronous I/O);
- *	- PostgreSQL 15/16: memprobe's own look-ahead, PrefetchBuffer() (the
- *	  buffer manager's advice call: posix_fadvise WILLNEED for blocks not in
- *	  shared buffers) on blocks ahead of the one being read, with a distance
- *	  that ramps up on misses and decays on hits, clamped by the strategy
- *	  ring and the backend's fair share of buffers.
+ *	- PostgreSQL 15/16: memprobe's own look-ahead: kernel read-ahead advice
+ *	  (posix_fadvise WILLNEED, run by run, through segment_map.c) for the
+ *	  blocks ahead of the one being read, with a distance that ramps up
+ *	  while the scan reads from the kernel and decays when the runs are
+ *	  cached already, bounded by memprobe.streamscan_distance.
  * Blocks are always read with ReadBufferExtended() or the read stream:
  * nothing here touches a buffer but through the buffer manager's API.
  *
@@ -38,8 +38,8 @@ typedef struct BlockStreamStats
 	int64		pages;			/* blocks handed to the scan */
 	int64		hits;			/* found in shared (or local) buffers */
 	int64		reads;			/* read from the kernel */
-	int64		prefetches;		/* PrefetchBuffer calls that started I/O */
-	int			distance_limit; /* clamp on the look-ahead (own stream) */
+	int64		prefetches;		/* advice calls (runs not in the page cache) */
+	int			distance_limit; /* bound on the look-ahead (own stream) */
 	int			distance_peak;	/* furthest it looked ahead */
 } BlockStreamStats;
 

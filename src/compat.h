@@ -291,6 +291,12 @@ compat_tuplestore_release_file(Tuplestorestate *state)
 #if PG_VERSION_NUM >= 170000
 #include "storage/read_stream.h"
 #define MEMPROBE_HAVE_READ_STREAM 1
+/* heapam's flags for a sequential scan's stream; 18 adds I/O batching */
+#ifdef READ_STREAM_USE_BATCHING
+#define COMPAT_READ_STREAM_SEQSCAN_FLAGS (READ_STREAM_SEQUENTIAL | READ_STREAM_USE_BATCHING)
+#else
+#define COMPAT_READ_STREAM_SEQSCAN_FLAGS READ_STREAM_SEQUENTIAL
+#endif
 #else
 #define MEMPROBE_HAVE_READ_STREAM 0
 #endif
@@ -330,6 +336,8 @@ compat_custom_scan_apply_slot_ops(CustomScanState *css, EState *estate,
 	Scan	   *scan = (Scan *) ss->ps.plan;
 
 	Assert(ss->ss_currentRelation != NULL);
+	/* the first compilation's SubPlan states never run: keep only the new ones */
+	ss->ps.subPlan = NIL;
 	ExecInitScanTupleSlot(estate, ss, RelationGetDescr(ss->ss_currentRelation), ops);
 	ExecAssignScanProjectionInfoWithVarno(ss, scan->scanrelid);
 	ss->ps.qual = ExecInitQual(scan->plan.qual, &ss->ps);

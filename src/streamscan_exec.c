@@ -44,6 +44,7 @@
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/extensible.h"
+#include "optimizer/clauses.h"
 #include "pgstat.h"
 #include "storage/bufmgr.h"
 #include "storage/predicate.h"
@@ -150,7 +151,12 @@ streamscan_begin(CustomScanState *node, EState *estate, int eflags)
 	s->empty_tlist = node->ss.ps.ps_ProjInfo != NULL &&
 		node->ss.ps.plan->targetlist == NIL;
 
-	if (streamscan_page_quals)
+	/*
+	 * Not when the qual has a SubPlan: the rest of the qual is compiled a
+	 * second time, and each compilation would run the subplan on its own.
+	 */
+	if (streamscan_page_quals &&
+		!contain_subplans((Node *) ((Scan *) node->ss.ps.plan)->plan.qual))
 	{
 		Scan	   *scan = (Scan *) node->ss.ps.plan;
 		List	   *rest;
@@ -164,11 +170,12 @@ streamscan_begin(CustomScanState *node, EState *estate, int eflags)
 
 /*
  * init_scan
- *		As heapam's initscan(): block count, strategy and synchronized-scan
- *		start.  'rescan' keeps the start block, so that rewinding a cursor
- *		does not move it.
+ *		As heapam's initscan(): block count and synchronized-scan start.
+ *		'rescan' keeps the start block, so that rewinding a cursor does not
+ *		move it.  Returns whether the scan is to read through a BAS_BULKREAD
+ *		ring (the caller sets up the strategy and the stream that uses it).
  */
-static void
+static bool
 init_scan(StreamScanState *s, bool rescan)
 {
 	bool		bulk;
@@ -183,14 +190,6 @@ init_scan(StreamScanState *s, bool rescan)
 	 */
 	s->report_sync = bulk && synchronize_seqscans && (!rescan || s->report_sync);
 
-	if (bulk && s->strategy == NULL)
-		s->strategy = GetAccessStrategy(BAS_BULKREAD);
-	else if (!bulk && s->strategy != NULL)
-	{
-		FreeAccessStrategy(s->strategy);
-		s->strategy = NULL;
-	}
-
 	if (!rescan)
 		s->startblock = s->report_sync ? ss_get_location(s->rel, s->nblocks) : 0;
 
@@ -198,6 +197,7 @@ init_scan(StreamScanState *s, bool rescan)
 	s->cblock = InvalidBlockNumber;
 
 	pgstat_count_heap_scan(s->rel);
+	return bulk;
 }
 
 /*
@@ -232,8 +232,13 @@ next_block(void *arg)
 		blk = s->stream_block + 1;
 		if (blk >= s->nblocks)
 			blk = 0;
-		/* before the end check, so a finished scan reports its start */
-		if (s->report_sync)
+		/*
+		 * Before the end check, so a finished scan reports its start.  Core's
+		 * read stream (17+) asks for blocks ahead and heapam reports them
+		 * here, as we do; before 17 heapam reports the block it moves to,
+		 * which is what read_page() does (memprobe's queue runs ahead).
+		 */
+		if (MEMPROBE_HAVE_READ_STREAM && s->report_sync)
 			ss_report_location(s->rel, blk);
 		if (blk == s->startblock)
 			blk = InvalidBlockNumber;
@@ -296,12 +301,19 @@ read_page(StreamScanState *s)
 	buf = block_stream_next(s->stream);
 	if (!BufferIsValid(buf))
 	{
+		/* as heapam before 17: a finished forward scan reports its start */
+		if (!MEMPROBE_HAVE_READ_STREAM && s->report_sync &&
+			ScanDirectionIsForward(s->dir))
+			ss_report_location(s->rel, s->startblock);
 		s->cblock = InvalidBlockNumber;
 		s->ntuples = 0;
 		return false;
 	}
 	s->cbuf = buf;
 	s->cblock = BufferGetBlockNumber(buf);
+	if (!MEMPROBE_HAVE_READ_STREAM && s->report_sync &&
+		ScanDirectionIsForward(s->dir) && s->cblock != s->startblock)
+		ss_report_location(s->rel, s->cblock);
 
 	heap_page_prune_opt(s->rel, buf);
 
@@ -442,7 +454,8 @@ begin_scan(StreamScanState *s)
 				 errmsg("memprobe stream scan requires an MVCC snapshot"),
 				 errhint("Set memprobe.enable_streamscan to off.")));
 
-	init_scan(s, false);
+	if (init_scan(s, false))
+		s->strategy = GetAccessStrategy(BAS_BULKREAD);
 	PredicateLockRelation(s->rel, s->snapshot);
 	s->stream = block_stream_begin(s->rel, s->strategy, s->max_distance,
 								   next_block, s, &s->stats);
@@ -613,16 +626,22 @@ streamscan_rescan(CustomScanState *node)
 
 	if (s->begun)
 	{
-		bool		had_strategy = s->strategy != NULL;
+		bool		bulk;
 
 		if (BufferIsValid(s->cbuf))
 			ReleaseBuffer(s->cbuf);
 		s->cbuf = InvalidBuffer;
-		init_scan(s, true);
-		if (had_strategy != (s->strategy != NULL))
+		/* drop look-ahead pins now, as heap_rescan does, not at the next fetch */
+		block_stream_reset(s->stream);
+
+		bulk = init_scan(s, true);
+		if (bulk != (s->strategy != NULL))
 		{
-			/* the stream reads through the strategy: make it again */
+			/* the stream reads through the strategy: end it before the strategy */
 			block_stream_end(s->stream);
+			if (s->strategy)
+				FreeAccessStrategy(s->strategy);
+			s->strategy = bulk ? GetAccessStrategy(BAS_BULKREAD) : NULL;
 			s->stream = block_stream_begin(s->rel, s->strategy, s->max_distance,
 										   next_block, s, &s->stats);
 		}
