@@ -14,8 +14,9 @@
  *	  pgBufferUsage) raises it to at least one run, and each run that was
  *	  not in the page cache (so advice started I/O) doubles it;
  *	- each run found already cached takes one run off it, and the reads of
- *	  the next 1, 3, 7 or 15 runs' worth of blocks do not raise it (a scan
- *	  of a table in the page cache asks about one run in 16);
+ *	  the next 1, 3, 7 ... up to 63 runs' worth of blocks do not raise it
+ *	  (a scan of a table in the page cache asks about one run in 64, 32MB:
+ *	  each question is an open, a one-byte read and a close);
  *	- it never exceeds memprobe.streamscan_distance.
  * A run whose far end is in shared buffers, while the scan is finding pages
  * there, gets no advice: the buffer manager will not read it.
@@ -191,11 +192,11 @@ flush_run(BlockStream *bs)
 		/*
 		 * Already cached (the page cache holds the table, or the kernel's
 		 * own read-ahead got there first): look less far, and let the next
-		 * 1, 3, 7, up to 15 runs' worth of reads pass without raising the
+		 * 1, 3, 7, up to 63 runs' worth of reads pass without raising the
 		 * distance, until a run is found missing.
 		 */
 		bs->distance = Max(bs->distance - ADVICE_RUN, 0);
-		bs->backoff = Min(bs->backoff * 2 + 1, 15);
+		bs->backoff = Min(bs->backoff * 2 + 1, 63);
 		bs->quiet_blocks = bs->backoff * ADVICE_RUN;
 	}
 }

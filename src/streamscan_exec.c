@@ -585,11 +585,16 @@ check:
 				return slot;
 			if (s->empty_tlist)
 			{
-				/* what ExecProject would make of no columns, without running it */
+				/*
+				 * What ExecProject would make of no columns, without running
+				 * it: a row of no columns, the same for every tuple, so the
+				 * slot stays as it is once stored.
+				 */
 				TupleTableSlot *result = proj->pi_state.resultslot;
 
-				ExecClearTuple(result);
-				return ExecStoreVirtualTuple(result);
+				if (TTS_EMPTY(result))
+					ExecStoreVirtualTuple(result);
+				return result;
 			}
 			return ExecProject(proj);
 		}
