@@ -14,6 +14,7 @@
 #include "utils/lsyscache.h"
 
 #include "page_quals.h"
+#include "tuple_deform.h"
 
 typedef struct PageQualFunc
 {
@@ -75,35 +76,12 @@ const_as_int64(Const *c)
 }
 
 /*
- * column_offsets
- *		Fixed offset of each column up to the first non-fixed-width one
- *		(-1 after), for a tuple without NULLs before it.
- */
-static int32
-fixed_offset(TupleDesc desc, int attnum)
-{
-	int32		off = 0;
-
-	for (int i = 0; i <= attnum; i++)
-	{
-		Form_pg_attribute att = TupleDescAttr(desc, i);
-
-		if (att->attlen <= 0)
-			return -1;
-		off = att_align_nominal(off, att->attalign);
-		if (i == attnum)
-			return off;
-		off += att->attlen;
-	}
-	return -1;
-}
-
-/*
  * match_qual
  *		Fill *pq if 'expr' is a page-loop qual of this scan.
  */
 static bool
-match_qual(Expr *expr, Index scanrelid, TupleDesc desc, PageQual *pq)
+match_qual(Expr *expr, Index scanrelid, TupleDesc desc,
+		   const DeformAttr *attrs, PageQual *pq)
 {
 	OpExpr	   *op;
 	Node	   *left;
@@ -152,8 +130,8 @@ match_qual(Expr *expr, Index scanrelid, TupleDesc desc, PageQual *pq)
 		return false;
 
 	pq->attnum = var->varattno - 1;
-	pq->offset = fixed_offset(desc, pq->attnum);
-	if (pq->offset < 0)
+	pq->offset = attrs[pq->attnum].cacheoff;
+	if (pq->offset < 0 || attrs[pq->attnum].attlen <= 0)
 		return false;
 	pq->attlen = att->attlen;
 	pq->op = var_left ? f->op : commute(f->op);
@@ -171,6 +149,7 @@ PageQuals *
 page_quals_build(List *qual, Index scanrelid, TupleDesc desc, List **rest)
 {
 	PageQuals  *pq;
+	DeformAttr *attrs = tuple_deform_attrs(desc, CurrentMemoryContext);
 	int			n = 0;
 	ListCell   *lc;
 
@@ -178,11 +157,12 @@ page_quals_build(List *qual, Index scanrelid, TupleDesc desc, List **rest)
 	pq->max_attnum = 0;
 	foreach(lc, qual)
 	{
-		if (!match_qual(lfirst(lc), scanrelid, desc, &pq->quals[n]))
+		if (!match_qual(lfirst(lc), scanrelid, desc, attrs, &pq->quals[n]))
 			break;
 		pq->max_attnum = Max(pq->max_attnum, pq->quals[n].attnum);
 		n++;
 	}
+	pfree(attrs);
 	if (n == 0)
 	{
 		pfree(pq);

@@ -654,8 +654,6 @@ streamscan_rescan(CustomScanState *node)
 	ExecScanReScan(&node->ss);
 }
 
-#define BYTES_TO_KILOBYTES(b)	(((b) + 1023) / 1024)
-
 /*
  * streamscan_explain
  *		EXPLAIN ANALYZE: how the scan looked ahead and what it read.

@@ -28,14 +28,15 @@
 TupleTableSlotOps memprobe_deform_slot_ops;
 
 /*
- * build_deform_attrs
- *		The compact column array for a descriptor, in the slot's context.
+ * tuple_deform_attrs
+ *		The compact column array for a descriptor, in context 'cxt'.
  *		cacheoff as core's attcacheoff would settle: known for each column up
  *		to and including the first variable-width one, provided no column
- *		before it is NULL (memprobe_deform checks that per tuple).
+ *		before it is NULL (memprobe_deform checks that per tuple; so does
+ *		page_quals.c, which reads its offsets from here too).
  */
-static DeformAttr *
-build_deform_attrs(TupleDesc desc, MemoryContext cxt)
+DeformAttr *
+tuple_deform_attrs(TupleDesc desc, MemoryContext cxt)
 {
 	DeformAttr *attrs;
 	int32		off = 0;
@@ -127,7 +128,7 @@ memprobe_deform(TupleTableSlot *slot, int natts)
 		/* first use, or the slot was given another descriptor */
 		if (dslot->deform_attrs)
 			pfree(dslot->deform_attrs);
-		dslot->deform_attrs = build_deform_attrs(slot->tts_tupleDescriptor,
+		dslot->deform_attrs = tuple_deform_attrs(slot->tts_tupleDescriptor,
 												 slot->tts_mcxt);
 		dslot->deform_desc = slot->tts_tupleDescriptor;
 	}

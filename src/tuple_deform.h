@@ -47,6 +47,7 @@ typedef struct DeformSlot
 extern PGDLLIMPORT TupleTableSlotOps memprobe_deform_slot_ops;
 
 extern void tuple_deform_init(void);
+extern DeformAttr *tuple_deform_attrs(TupleDesc desc, MemoryContext cxt);
 extern void memprobe_deform(TupleTableSlot *slot, int natts);
 
 /*
