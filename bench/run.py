@@ -20,6 +20,7 @@ import datetime
 import json
 import os
 import platform
+import random
 import re
 import signal
 import shutil
@@ -118,6 +119,14 @@ class Variant:
 # variants(clusters) -> [Variant].
 # --------------------------------------------------------------------------------------------
 
+# one row per 8kB page: 140000 rows make 1.1GB
+ONEROW_SETUP = """
+    DROP TABLE IF EXISTS onerow;
+    CREATE TABLE onerow (id int, pad text) WITH (fillfactor = 10);
+    ALTER TABLE onerow ALTER COLUMN pad SET STORAGE plain;
+    INSERT INTO onerow SELECT g, repeat('x', 900) FROM generate_series(1, %d) g;
+    VACUUM (FREEZE, ANALYZE) onerow;"""
+
 # StreamScan replaces serial seq scans (parallel ones stay core's): compare serial plans.
 SERIAL = "-c max_parallel_workers_per_gather=0"
 NO_OTHER_JOINS = "-c enable_hashjoin=off -c enable_mergejoin=off -c enable_memoize=off"
@@ -203,15 +212,25 @@ WORKLOADS = [
         "session": SERIAL,
         "params": ([140000], [5000]),
         "param_name": "rows",
-        "setup": lambda n, quick: """
-            DROP TABLE IF EXISTS onerow;
-            CREATE TABLE onerow (id int, pad text) WITH (fillfactor = 10);
-            ALTER TABLE onerow ALTER COLUMN pad SET STORAGE plain;
-            INSERT INTO onerow SELECT g, repeat('x', 900) FROM generate_series(1, %d) g;
-            VACUUM (FREEZE, ANALYZE) onerow;""" % n,
+        "setup": lambda n, quick: ONEROW_SETUP % n,
         "query": lambda n: "SELECT count(*) FROM onerow;",
         "variants": streamscan_variants,
         "transactions": (lambda n: 10, lambda n: 3),
+        "cold": "onerow",
+    },
+    {
+        "name": "seqscan_backward",
+        "title": "the same table read backward by a SCROLL cursor (MOVE BACKWARD), its files "
+                 "evicted from the page cache after the cursor reached the end",
+        "settings": {"shared_buffers": "256MB"},
+        "session": SERIAL + " -c synchronize_seqscans=off",
+        "params": ([140000], [5000]),
+        "param_name": "rows",
+        "setup": lambda n, quick: ONEROW_SETUP % n,
+        "cursor": ("BEGIN; DECLARE c SCROLL CURSOR FOR SELECT id FROM onerow; MOVE LAST IN c;",
+                   "MOVE BACKWARD 1000000 IN c;", "COMMIT;"),
+        "variants": streamscan_variants,
+        "transactions": (lambda n: 1, lambda n: 1),
         "cold": "onerow",
     },
     {
@@ -331,6 +350,36 @@ def evict_relation(cluster, relname):
         seg += 1
 
 
+def disk_reads(cluster):
+    """(read requests completed, kB read) so far on the block device holding the cluster's data
+    directory, from /proc/diskstats; None where it cannot be told."""
+    dev = os.stat(cluster.data).st_dev
+    try:
+        with open("/proc/diskstats") as f:
+            for line in f:
+                fields = line.split()
+                if int(fields[0]) == os.major(dev) and int(fields[1]) == os.minor(dev):
+                    return int(fields[3]), int(fields[5]) / 2.0
+    except OSError:
+        pass
+    return None
+
+
+def io_summary(deltas):
+    """Median read requests per execution and their mean size in kB, from disk_reads deltas."""
+    deltas = [d for d in deltas if d is not None and d[0] > 0]
+    if not deltas:
+        return None, None
+    return statistics.median(d[0] for d in deltas), \
+        statistics.median(d[1] / d[0] for d in deltas)
+
+
+def disk_delta(before, after):
+    if before is None or after is None:
+        return None
+    return after[0] - before[0], after[1] - before[1]
+
+
 def perf_counters(variant, wl, param, runs):
     """perf stat counters for the backend running the query `runs` times."""
     if "builtin" in wl or shutil.which("perf") is None:
@@ -369,7 +418,112 @@ def perf_counters(variant, wl, param, runs):
     return counts
 
 
-def measure(wl, clusters, quick, rounds, with_perf, outdir):
+class Session:
+    """A psql session of one variant, kept open: executions timed one by one, client side."""
+
+    def __init__(self, variant, wl):
+        c = variant.cluster
+        env = dict(os.environ, PGOPTIONS=session_options(wl, variant))
+        self.proc = subprocess.Popen(["runuser", "-u", USER, "--", c.bin("psql"), "-X", "-q",
+                                      "-At", "-v", "ON_ERROR_STOP=1"] + c.conn_args("bench"),
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                     env=env)
+        self.run("\\o /dev/null")
+
+    def run(self, sql):
+        """Milliseconds from sending sql to psql's answer that it is done."""
+        start = time.perf_counter()
+        self.proc.stdin.write(sql + "\n\\echo __done\n")
+        self.proc.stdin.flush()
+        while True:
+            line = self.proc.stdout.readline()
+            if not line:
+                raise RuntimeError("psql session ended: the statement failed")
+            if line.strip() == "__done":
+                return (time.perf_counter() - start) * 1000.0
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait()
+
+
+def paired(wl, param, variants, pairs, mode):
+    """Executions of the first two variants interleaved one by one, each in its own session
+    (A B, then B A, ...), and the median of the pairs' ratios A/B with a bootstrap 95%
+    interval: finer than medians of pgbench runs, for differences of a percent or two.
+    Cold: the relation is evicted from the page cache before every execution."""
+    a, b = Session(variants[0], wl), Session(variants[1], wl)
+    query = wl["query"](param)
+
+    def timed(session, variant):
+        if mode == "cold":
+            evict_relation(variant.cluster, wl["cold"])
+        return session.run(query)
+
+    try:
+        a.run(query)
+        b.run(query)
+        ta, tb = [], []
+        for i in range(pairs):
+            if i % 2 == 0:
+                ta.append(timed(a, variants[0]))
+                tb.append(timed(b, variants[1]))
+            else:
+                tb.append(timed(b, variants[1]))
+                ta.append(timed(a, variants[0]))
+    finally:
+        a.close()
+        b.close()
+    ratios = [x / y for x, y in zip(ta, tb)]
+    rng = random.Random(1)
+    boots = sorted(statistics.median(rng.choices(ratios, k=len(ratios))) for _ in range(2000))
+    return {"a": variants[0].label, "b": variants[1].label, "pairs": pairs,
+            "a_ms": statistics.median(ta), "b_ms": statistics.median(tb),
+            "ratio": statistics.median(ratios), "ci_low": boots[49], "ci_high": boots[1950]}
+
+
+def measure_cursor(wl, param, variants, rounds):
+    """Cold cursor workloads: per execution, open the cursor and move it to the end (reading the
+    table forward), evict the table from the page cache, then time the backward move alone."""
+    opener, timed, closer = wl["cursor"]
+    sessions = [Session(v, wl) for v in variants]
+    samples = {v.label: [] for v in variants}
+    io = {v.label: [] for v in variants}
+    try:
+        for r in range(rounds + 1):
+            order = list(zip(variants, sessions))
+            if r % 2 == 1:
+                order.reverse()
+            for v, sess in order:
+                sess.run(opener)
+                evict_relation(v.cluster, wl["cold"])
+                before = disk_reads(v.cluster)
+                ms = sess.run(timed)
+                after = disk_reads(v.cluster)
+                sess.run(closer)
+                if r > 0:           # round 0 is the untimed warm-up
+                    samples[v.label].append(ms)
+                    io[v.label].append(disk_delta(before, after))
+    finally:
+        for sess in sessions:
+            sess.close()
+    rows = []
+    for v in variants:
+        lats = samples[v.label]
+        row = {"workload": wl["name"], "param_name": wl["param_name"], "param": param,
+               "mode": "cold", "variant": v.label, "rounds": rounds,
+               "latency_ms": statistics.median(lats), "latency_min": min(lats),
+               "latency_max": max(lats), "tps": 1000.0 / statistics.median(lats),
+               "memory_kb": None}
+        row["disk_reads"], row["disk_read_kb"] = io_summary(io[v.label])
+        rows.append(row)
+        log("  %-22s %-8s %-6s %-16s median %9.3f ms  (%9.3f .. %9.3f)" % (
+            wl["name"], param, "cold", v.label, row["latency_ms"], row["latency_min"],
+            row["latency_max"]))
+    return rows
+
+
+def measure(wl, clusters, quick, rounds, with_perf, outdir, pairs=0):
     results = []
     params = wl["params"][1 if quick else 0]
     for c in set(clusters.values()):
@@ -390,6 +544,9 @@ def measure(wl, clusters, quick, rounds, with_perf, outdir):
                     c.restart(wl["settings"])
                 if wl.get("prewarm"):
                     c.psql("SELECT count(*) FROM %s" % wl["prewarm"])
+            if "cursor" in wl:
+                results += measure_cursor(wl, param, variants, rounds)
+                continue
             script_path = os.path.join(BASE, "%s-%s.sql" % (wl["name"], param))
             with open(script_path, "w") as f:
                 f.write(wl["query"](param) + "\n")
@@ -397,6 +554,7 @@ def measure(wl, clusters, quick, rounds, with_perf, outdir):
         modes = ["warm"] + (["cold"] if wl.get("cold") else [])
         for mode in modes:
             samples = {v.label: [] for v in variants}
+            io = {v.label: [] for v in variants}
             # warm-up: one untimed pass of every variant
             for v in variants:
                 run_pgbench(v, wl, param, True, script_path)
@@ -405,7 +563,9 @@ def measure(wl, clusters, quick, rounds, with_perf, outdir):
                 for v in order:
                     if mode == "cold":
                         evict_relation(v.cluster, wl["cold"])
+                        before = disk_reads(v.cluster)
                         lat, tps = run_pgbench_cold(v, wl, param, script_path)
+                        io[v.label].append(disk_delta(before, disk_reads(v.cluster)))
                     else:
                         lat, tps = run_pgbench(v, wl, param, quick, script_path)
                     samples[v.label].append((lat, tps))
@@ -419,6 +579,12 @@ def measure(wl, clusters, quick, rounds, with_perf, outdir):
                     "latency_max": max(lats), "tps": statistics.median(tpss),
                     "memory_kb": explain_memory(v, wl, param) if mode == "warm" else None,
                 }
+                if mode == "cold":
+                    row["disk_reads"], row["disk_read_kb"] = io_summary(io[v.label])
+                    if row["disk_reads"]:
+                        log("  %-22s %-8s %-6s %-16s %d read requests of %.1f kB" % (
+                            wl["name"], param, mode, v.label, row["disk_reads"],
+                            row["disk_read_kb"]))
                 if with_perf and mode == "warm":
                     row["perf"] = perf_counters(v, wl, param, 5 if quick else 20)
                 results.append(row)
@@ -426,6 +592,16 @@ def measure(wl, clusters, quick, rounds, with_perf, outdir):
                     wl["name"], param, mode, v.label, row["latency_ms"], row["latency_min"],
                     row["latency_max"], row["tps"],
                     "  mem %s kB" % row["memory_kb"] if row["memory_kb"] is not None else ""))
+            if pairs and "builtin" not in wl and len(variants) >= 2:
+                # cold executions take seconds each: a quarter as many pairs
+                pr = paired(wl, param, variants, pairs if mode == "warm" else max(pairs // 4, 1),
+                            mode)
+                pr.update({"workload": wl["name"], "param_name": wl["param_name"],
+                           "param": param, "mode": mode})
+                results[-len(variants)]["paired"] = pr
+                log("  %-22s %-8s %-6s paired %s/%s over %d pairs: %.4f (95%% CI %.4f .. %.4f)" % (
+                    wl["name"], param, mode, pr["a"], pr["b"], pr["pairs"], pr["ratio"], pr["ci_low"],
+                    pr["ci_high"]))
     return results
 
 
@@ -465,6 +641,33 @@ def markdown(results, meta):
             "%.2f" % p["ipc"] if "ipc" in p else "-",
             "%.0f" % (p["branch-misses"] / runs) if "branch-misses" in p else "-",
             "%.0f" % (p["page-faults"] / runs) if "page-faults" in p else "-"))
+    cold = [r for r in results if r.get("disk_reads")]
+    if cold:
+        lines.append("")
+        lines.append("Cold executions' reads from the disk (/proc/diskstats of the data "
+                     "directory's device, medians per execution): how many read requests, and "
+                     "their mean size.")
+        lines.append("")
+        lines.append("| workload | param | variant | read requests | kB per request |")
+        lines.append("|" + "---|" * 5)
+        for r in cold:
+            lines.append("| %s | %s=%s | %s | %.0f | %.1f |" % (
+                r["workload"], r["param_name"], r["param"], r["variant"], r["disk_reads"],
+                r["disk_read_kb"]))
+    prs = [r["paired"] for r in results if r.get("paired")]
+    if prs:
+        lines.append("")
+        lines.append("Paired executions (`--paired`): A and B timed one execution at a time, "
+                     "interleaved; the median of the pairs' ratios A/B, with a bootstrap 95% "
+                     "interval (below 1: A is faster).")
+        lines.append("")
+        lines.append("| workload | param | mode | A | B | pairs | A median ms | B median ms "
+                     "| median A/B | 95% CI |")
+        lines.append("|" + "---|" * 10)
+        for pr in prs:
+            lines.append("| %s | %s=%s | %s | %s | %s | %d | %.3f | %.3f | %.4f | %.4f .. %.4f |" % (
+                pr["workload"], pr["param_name"], pr["param"], pr["mode"], pr["a"], pr["b"], pr["pairs"],
+                pr["a_ms"], pr["b_ms"], pr["ratio"], pr["ci_low"], pr["ci_high"]))
     return "\n".join(lines)
 
 
@@ -523,6 +726,8 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--rounds", type=int)
     ap.add_argument("--perf", action="store_true")
+    ap.add_argument("--paired", type=int, default=0, metavar="N",
+                    help="also time N interleaved single executions of the first two variants")
     ap.add_argument("--write-results", action="store_true")
     ap.add_argument("--command", default="bench/run")
     ap.add_argument("--from-json", help="rewrite the table, plots and RESULTS.md from a results.json")
@@ -568,7 +773,7 @@ def main():
     try:
         for wl in chosen:
             log("== %s: %s" % (wl["name"], wl["title"]))
-            results += measure(wl, clusters, args.quick, rounds, args.perf, outdir)
+            results += measure(wl, clusters, args.quick, rounds, args.perf, outdir, args.paired)
     finally:
         for c in clusters.values():
             c.stop(quiet=True)

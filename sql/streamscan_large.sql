@@ -67,6 +67,14 @@ FROM big_scan('SELECT count(*) FROM big') s;
 SET memprobe.streamscan_distance = 64;
 SELECT s->>'Look-ahead' <> 'off' AS looks_ahead, (s->>'Pages')::int = :nblocks AS all_pages
 FROM big_scan('SELECT count(*) FROM big WHERE id % 2 = 0') s;
+-- a forward scan reading from the kernel gets no read-ahead advice from
+-- memprobe (15): the kernel reads ahead of it by itself, as core's
+-- read_stream (17+) assumes when it advises only non-sequential blocks
+RESET memprobe.streamscan_distance;
+SELECT (s->>'Pages Read')::int > 0 AS read_from_kernel,
+       coalesce((s->>'Look-ahead Peak')::int, 0) = 0 AS looked_no_further,
+       coalesce((s->>'Prefetches Issued')::int, 0) = 0 AS no_advice
+FROM big_scan('SELECT count(*) FROM big') s;
 
 -- the rows in scan order (synchronized scans off: from block 0), at each
 -- look-ahead distance and in core's scan
