@@ -60,62 +60,6 @@
 #include "compat.h"
 #include "segment_map.h"
 
-/* blocks per advice run: 512kB */
-#define ADVICE_RUN	64
-
-struct BlockStream
-{
-	Relation	rel;
-	BufferAccessStrategy strategy;
-	BlockStreamKind kind;
-	BlockStreamNextBlock next_block;
-	void	   *arg;
-	BlockStreamStats *stats;	/* the caller's */
-
-	/* memprobe's look-ahead: queued blocks, advised in runs */
-	int			max_distance;
-	int			distance;
-	bool		exhausted;		/* next_block said InvalidBlockNumber */
-	int			head;
-	int			nqueued;
-	BlockNumber *queue;			/* max_distance entries */
-	BlockNumber run_first;		/* the run being gathered, in scan order */
-	BlockNumber run_last;
-	int			run_len;
-	int			quiet_blocks;	/* reads that do not raise the distance */
-	int			backoff;		/* runs' worth of quiet after a cached run */
-	int			recent_hits;	/* shared-buffer hits since the last run */
-	BlockNumber last_block;		/* the block handed out last, or Invalid */
-	SegmentMap *segments;		/* opened at the first advice */
-
-#if MEMPROBE_HAVE_READ_STREAM
-	ReadStream *read_stream;
-#endif
-};
-
-static inline int64
-buffer_hits(void)
-{
-	return pgBufferUsage.shared_blks_hit + pgBufferUsage.local_blks_hit;
-}
-
-static inline int64
-buffer_reads(void)
-{
-	return pgBufferUsage.shared_blks_read + pgBufferUsage.local_blks_read;
-}
-
-#if MEMPROBE_HAVE_READ_STREAM
-static BlockNumber
-read_stream_next_block_cb(ReadStream *stream, void *private_data,
-						  void *per_buffer_data)
-{
-	BlockStream *bs = private_data;
-
-	return bs->next_block(bs->arg);
-}
-#endif
-
 BlockStream *
 block_stream_begin(Relation rel, BufferAccessStrategy strategy,
 				   int max_distance, BlockStreamNextBlock next_block,
@@ -138,8 +82,7 @@ block_stream_begin(Relation rel, BufferAccessStrategy strategy,
 		bs->read_stream = read_stream_begin_relation(COMPAT_READ_STREAM_SEQSCAN_FLAGS,
 													 strategy, rel,
 													 MAIN_FORKNUM,
-													 read_stream_next_block_cb,
-													 bs, 0);
+													 next_block, arg, 0);
 	}
 #else
 	else if (get_tablespace_io_concurrency(rel->rd_rel->reltablespace) == 0)
@@ -236,16 +179,16 @@ gather(BlockStream *bs, BlockNumber blkno)
 }
 
 /*
- * look_ahead
+ * block_stream_look_ahead
  *		Queue blocks until 'distance' are queued ahead of the current one,
  *		advising them run by run.
  */
-static void
-look_ahead(BlockStream *bs)
+void
+block_stream_look_ahead(BlockStream *bs)
 {
 	while (bs->nqueued < bs->distance && !bs->exhausted)
 	{
-		BlockNumber blkno = bs->next_block(bs->arg);
+		BlockNumber blkno = bs->next_block(NULL, bs->arg, NULL);
 
 		if (blkno == InvalidBlockNumber)
 		{
@@ -267,75 +210,27 @@ look_ahead(BlockStream *bs)
 }
 
 /*
- * block_stream_next
- *		The next block, pinned (the caller releases it), or InvalidBuffer
- *		at the end of the stream.
+ * block_stream_next_slow
+ *		block_stream_next() (block_stream.h) for a block memprobe's
+ *		look-ahead has queued.
  */
 Buffer
-block_stream_next(BlockStream *bs)
+block_stream_next_slow(BlockStream *bs)
 {
 	BlockNumber blkno;
 	Buffer		buf;
-	int64		hits_before = buffer_hits();
-	int64		reads_before = buffer_reads();
+	int64		hits_before = block_stream_buffer_hits();
+	int64		reads_before = block_stream_buffer_reads();
 
-#if MEMPROBE_HAVE_READ_STREAM
-	if (bs->kind == BLOCK_STREAM_READ_STREAM)
-	{
-		buf = read_stream_next_buffer(bs->read_stream, NULL);
-		if (!BufferIsValid(buf))
-			return InvalidBuffer;
-		goto done;
-	}
-#endif
-
-	if (bs->nqueued > 0)
-	{
-		blkno = bs->queue[bs->head];
-		if (++bs->head == bs->max_distance)
-			bs->head = 0;
-		bs->nqueued--;
-	}
-	else if (bs->exhausted)
-		return InvalidBuffer;
-	else
-	{
-		blkno = bs->next_block(bs->arg);
-		if (blkno == InvalidBlockNumber)
-		{
-			bs->exhausted = true;
-			return InvalidBuffer;
-		}
-	}
+	Assert(bs->kind == BLOCK_STREAM_PREFETCH && bs->nqueued > 0);
+	blkno = bs->queue[bs->head];
+	if (++bs->head == bs->max_distance)
+		bs->head = 0;
+	bs->nqueued--;
 
 	buf = ReadBufferExtended(bs->rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
 							 bs->strategy);
-
-	if (bs->kind == BLOCK_STREAM_PREFETCH)
-	{
-		bool		descending = blkno + 1 == bs->last_block;
-
-		bs->last_block = blkno;
-		if (buffer_hits() != hits_before)
-			bs->recent_hits++;
-		/*
-		 * A backward scan reading from the kernel: look at least a run ahead.
-		 * Forward, the kernel reads ahead by itself.
-		 */
-		if (bs->quiet_blocks > 0)
-			bs->quiet_blocks--;
-		else if (descending && buffer_reads() != reads_before)
-			bs->distance = Max(bs->distance, ADVICE_RUN);
-		if (bs->nqueued < bs->distance)
-			look_ahead(bs);
-	}
-
-#if MEMPROBE_HAVE_READ_STREAM
-done:
-#endif
-	bs->stats->pages++;
-	bs->stats->hits += buffer_hits() - hits_before;
-	bs->stats->reads += buffer_reads() - reads_before;
+	block_stream_account(bs, blkno, hits_before, reads_before);
 	return buf;
 }
 

@@ -22,13 +22,24 @@
 
 #include "postgres.h"
 
+#include "executor/instrument.h"
 #include "storage/block.h"
 #include "storage/buf.h"
 #include "storage/bufmgr.h"
 #include "utils/rel.h"
 
-/* Next block to read, or InvalidBlockNumber when the scan has no more. */
-typedef BlockNumber (*BlockStreamNextBlock) (void *arg);
+#include "compat.h"
+
+struct ReadStream;
+
+/*
+ * Next block to read, or InvalidBlockNumber when the scan has no more.  It
+ * has the signature of core's ReadStreamBlockNumberCB (17+), so that core's
+ * stream calls it directly, as it calls heapam's; 'stream' and
+ * 'per_buffer_data' are not used (NULL from memprobe's own stream).
+ */
+typedef BlockNumber (*BlockStreamNextBlock) (struct ReadStream *stream, void *arg,
+											 void *per_buffer_data);
 
 typedef struct BlockStream BlockStream;
 
@@ -51,15 +62,155 @@ typedef enum BlockStreamKind
 	BLOCK_STREAM_READ_STREAM	/* core's read_stream, 17+ */
 } BlockStreamKind;
 
+/* memprobe's look-ahead advises runs of this many blocks: 512kB */
+#define ADVICE_RUN	64
+
+/*
+ * The stream's state.  Private to block_stream.c, but for block_stream_next()
+ * below, which is inline so that the scan's page loop calls
+ * ReadBufferExtended() itself, with no frame of the stream's between them:
+ * measured on 15 (one row per page, pages in the page cache: a pread per
+ * page), an out-of-line block_stream_next() and its indirect call of the
+ * callback made the scan 1.5-2.5% slower than core's; inline, it is at
+ * parity (bench/RESULTS.md, paired runs).  On 17 the same holds for the
+ * call of read_stream_next_buffer(), made here as heapam makes it.
+ */
+struct BlockStream
+{
+	Relation	rel;
+	BufferAccessStrategy strategy;
+	BlockStreamKind kind;
+	BlockStreamNextBlock next_block;
+	void	   *arg;
+	BlockStreamStats *stats;	/* the caller's */
+
+	/* memprobe's look-ahead: queued blocks, advised in runs */
+	int			max_distance;
+	int			distance;
+	bool		exhausted;		/* next_block said InvalidBlockNumber */
+	int			head;
+	int			nqueued;
+	BlockNumber *queue;			/* max_distance entries */
+	BlockNumber run_first;		/* the run being gathered, in scan order */
+	BlockNumber run_last;
+	int			run_len;
+	int			quiet_blocks;	/* reads that do not raise the distance */
+	int			backoff;		/* runs' worth of quiet after a cached run */
+	int			recent_hits;	/* shared-buffer hits since the last run */
+	BlockNumber last_block;		/* the block handed out last, or Invalid */
+	struct SegmentMap *segments;	/* opened at the first advice */
+
+#if MEMPROBE_HAVE_READ_STREAM
+	ReadStream *read_stream;
+#endif
+};
+
 extern BlockStream *block_stream_begin(Relation rel,
 									   BufferAccessStrategy strategy,
 									   int max_distance,
 									   BlockStreamNextBlock next_block,
 									   void *arg,
 									   BlockStreamStats *stats);
-extern Buffer block_stream_next(BlockStream *bs);
+extern Buffer block_stream_next_slow(BlockStream *bs);
+extern void block_stream_look_ahead(BlockStream *bs);
 extern void block_stream_reset(BlockStream *bs);
 extern void block_stream_end(BlockStream *bs);
 extern BlockStreamKind block_stream_kind(BlockStream *bs);
+
+static inline int64
+block_stream_buffer_hits(void)
+{
+	return pgBufferUsage.shared_blks_hit + pgBufferUsage.local_blks_hit;
+}
+
+static inline int64
+block_stream_buffer_reads(void)
+{
+	return pgBufferUsage.shared_blks_read + pgBufferUsage.local_blks_read;
+}
+
+/*
+ * block_stream_account
+ *		After reading 'blkno': the totals, and memprobe's look-ahead rules
+ *		(block_stream.c): a backward scan that had to read from the kernel
+ *		looks at least a run ahead; forward, the kernel reads ahead by itself.
+ */
+static inline void
+block_stream_account(BlockStream *bs, BlockNumber blkno, int64 hits_before,
+					 int64 reads_before)
+{
+	int64		hits = block_stream_buffer_hits() - hits_before;
+	int64		reads = block_stream_buffer_reads() - reads_before;
+
+	if (bs->kind == BLOCK_STREAM_PREFETCH)
+	{
+		bool		descending = blkno + 1 == bs->last_block;
+
+		bs->last_block = blkno;
+		if (hits != 0)
+			bs->recent_hits++;
+		if (bs->quiet_blocks > 0)
+			bs->quiet_blocks--;
+		else if (descending && reads != 0)
+			bs->distance = Max(bs->distance, ADVICE_RUN);
+		if (bs->nqueued < bs->distance)
+			block_stream_look_ahead(bs);
+	}
+	bs->stats->pages++;
+	bs->stats->hits += hits;
+	bs->stats->reads += reads;
+}
+
+/*
+ * block_stream_next
+ *		The next block, pinned (the caller releases it), or InvalidBuffer at
+ *		the end of the stream.  'next_block' must be the callback the stream
+ *		was begun with: passed again here, it is a direct call the compiler
+ *		can inline into the caller's loop.
+ */
+static inline Buffer
+block_stream_next(BlockStream *bs, BlockStreamNextBlock next_block)
+{
+	BlockNumber blkno;
+	Buffer		buf;
+	int64		hits_before;
+	int64		reads_before;
+
+	Assert(next_block == bs->next_block);
+#if MEMPROBE_HAVE_READ_STREAM
+	if (bs->kind == BLOCK_STREAM_READ_STREAM)
+	{
+		/* core's stream calls next_block itself, as it looks ahead */
+		hits_before = block_stream_buffer_hits();
+		reads_before = block_stream_buffer_reads();
+		buf = read_stream_next_buffer(bs->read_stream, NULL);
+		if (BufferIsValid(buf))
+		{
+			bs->stats->pages++;
+			bs->stats->hits += block_stream_buffer_hits() - hits_before;
+			bs->stats->reads += block_stream_buffer_reads() - reads_before;
+		}
+		return buf;
+	}
+#endif
+	if (bs->nqueued > 0)
+		return block_stream_next_slow(bs);
+	if (bs->exhausted)
+		return InvalidBuffer;
+
+	/* nothing queued: the next block, read now */
+	blkno = next_block(NULL, bs->arg, NULL);
+	if (blkno == InvalidBlockNumber)
+	{
+		bs->exhausted = true;
+		return InvalidBuffer;
+	}
+	hits_before = block_stream_buffer_hits();
+	reads_before = block_stream_buffer_reads();
+	buf = ReadBufferExtended(bs->rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
+							 bs->strategy);
+	block_stream_account(bs, blkno, hits_before, reads_before);
+	return buf;
+}
 
 #endif							/* MEMPROBE_BLOCK_STREAM_H */

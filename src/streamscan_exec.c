@@ -207,7 +207,7 @@ init_scan(StreamScanState *s, bool rescan)
  *		heapgettup_initial_block / heapgettup_advance_block.
  */
 static BlockNumber
-next_block(void *arg)
+next_block(struct ReadStream *stream, void *arg, void *per_buffer_data)
 {
 	StreamScanState *s = arg;
 	BlockNumber blk;
@@ -298,7 +298,7 @@ read_page(StreamScanState *s)
 	/* at least once per page: a page of dead tuples returns nothing */
 	CHECK_FOR_INTERRUPTS();
 
-	buf = block_stream_next(s->stream);
+	buf = block_stream_next(s->stream, next_block);
 	if (!BufferIsValid(buf))
 	{
 		/* as heapam before 17: a finished forward scan reports its start */
