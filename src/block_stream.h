@@ -133,9 +133,11 @@ block_stream_buffer_reads(void)
 
 /*
  * block_stream_account
- *		After reading 'blkno': the totals, and memprobe's look-ahead rules
+ *		After reading a block: the totals, and memprobe's look-ahead rules
  *		(block_stream.c): a backward scan that had to read from the kernel
  *		looks at least a run ahead; forward, the kernel reads ahead by itself.
+ *		'blkno' is only used by memprobe's own stream (core's read stream
+ *		passes InvalidBlockNumber).
  */
 static inline void
 block_stream_account(BlockStream *bs, BlockNumber blkno, int64 hits_before,
@@ -187,11 +189,7 @@ block_stream_next(BlockStream *bs, BlockStreamNextBlock next_block)
 		reads_before = block_stream_buffer_reads();
 		buf = read_stream_next_buffer(bs->read_stream, NULL);
 		if (BufferIsValid(buf))
-		{
-			bs->stats->pages++;
-			bs->stats->hits += block_stream_buffer_hits() - hits_before;
-			bs->stats->reads += block_stream_buffer_reads() - reads_before;
-		}
+			block_stream_account(bs, InvalidBlockNumber, hits_before, reads_before);
 		return buf;
 	}
 #endif
