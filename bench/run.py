@@ -482,6 +482,25 @@ def paired(wl, param, variants, pairs, mode):
             "ratio": statistics.median(ratios), "ci_low": boots[49], "ci_high": boots[1950]}
 
 
+def result_row(wl, param, mode, variant, rounds, lats, tps, memory_kb=None, io=None):
+    """One variant's row of results (and its log lines): latency median and range, TPS, the
+    plan's memory, and for cold rows the disk reads (disk_reads deltas)."""
+    row = {"workload": wl["name"], "param_name": wl["param_name"], "param": param,
+           "mode": mode, "variant": variant.label, "rounds": rounds,
+           "latency_ms": statistics.median(lats), "latency_min": min(lats),
+           "latency_max": max(lats), "tps": tps, "memory_kb": memory_kb}
+    if io is not None:
+        row["disk_reads"], row["disk_read_kb"] = io_summary(io)
+        if row["disk_reads"]:
+            log("  %-22s %-8s %-6s %-16s %d read requests of %.1f kB" % (
+                wl["name"], param, mode, variant.label, row["disk_reads"], row["disk_read_kb"]))
+    log("  %-22s %-8s %-6s %-16s median %9.3f ms  (%9.3f .. %9.3f)  tps %10.2f%s" % (
+        wl["name"], param, mode, variant.label, row["latency_ms"], row["latency_min"],
+        row["latency_max"], row["tps"],
+        "  mem %s kB" % row["memory_kb"] if row["memory_kb"] is not None else ""))
+    return row
+
+
 def measure_cursor(wl, param, variants, rounds):
     """Cold cursor workloads: per execution, open the cursor and move it to the end (reading the
     table forward), evict the table from the page cache, then time the backward move alone."""
@@ -507,20 +526,9 @@ def measure_cursor(wl, param, variants, rounds):
     finally:
         for sess in sessions:
             sess.close()
-    rows = []
-    for v in variants:
-        lats = samples[v.label]
-        row = {"workload": wl["name"], "param_name": wl["param_name"], "param": param,
-               "mode": "cold", "variant": v.label, "rounds": rounds,
-               "latency_ms": statistics.median(lats), "latency_min": min(lats),
-               "latency_max": max(lats), "tps": 1000.0 / statistics.median(lats),
-               "memory_kb": None}
-        row["disk_reads"], row["disk_read_kb"] = io_summary(io[v.label])
-        rows.append(row)
-        log("  %-22s %-8s %-6s %-16s median %9.3f ms  (%9.3f .. %9.3f)" % (
-            wl["name"], param, "cold", v.label, row["latency_ms"], row["latency_min"],
-            row["latency_max"]))
-    return rows
+    return [result_row(wl, param, "cold", v, rounds, samples[v.label],
+                       1000.0 / statistics.median(samples[v.label]), io=io[v.label])
+            for v in variants]
 
 
 def measure(wl, clusters, quick, rounds, with_perf, outdir, pairs=0):
@@ -572,26 +580,12 @@ def measure(wl, clusters, quick, rounds, with_perf, outdir, pairs=0):
             for v in variants:
                 lats = [s[0] for s in samples[v.label]]
                 tpss = [s[1] for s in samples[v.label]]
-                row = {
-                    "workload": wl["name"], "param_name": wl["param_name"], "param": param,
-                    "mode": mode, "variant": v.label, "rounds": rounds,
-                    "latency_ms": statistics.median(lats), "latency_min": min(lats),
-                    "latency_max": max(lats), "tps": statistics.median(tpss),
-                    "memory_kb": explain_memory(v, wl, param) if mode == "warm" else None,
-                }
-                if mode == "cold":
-                    row["disk_reads"], row["disk_read_kb"] = io_summary(io[v.label])
-                    if row["disk_reads"]:
-                        log("  %-22s %-8s %-6s %-16s %d read requests of %.1f kB" % (
-                            wl["name"], param, mode, v.label, row["disk_reads"],
-                            row["disk_read_kb"]))
+                row = result_row(wl, param, mode, v, rounds, lats, statistics.median(tpss),
+                                 explain_memory(v, wl, param) if mode == "warm" else None,
+                                 io[v.label] if mode == "cold" else None)
                 if with_perf and mode == "warm":
                     row["perf"] = perf_counters(v, wl, param, 5 if quick else 20)
                 results.append(row)
-                log("  %-22s %-8s %-6s %-16s median %9.3f ms  (%9.3f .. %9.3f)  tps %10.2f%s" % (
-                    wl["name"], param, mode, v.label, row["latency_ms"], row["latency_min"],
-                    row["latency_max"], row["tps"],
-                    "  mem %s kB" % row["memory_kb"] if row["memory_kb"] is not None else ""))
             if pairs and "builtin" not in wl and len(variants) >= 2:
                 # cold executions take seconds each: a quarter as many pairs
                 pr = paired(wl, param, variants, pairs if mode == "warm" else max(pairs // 4, 1),
