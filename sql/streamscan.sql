@@ -16,7 +16,7 @@
 CREATE SCHEMA streamscan;
 SET search_path = streamscan, public;
 
--- plan(), scans(), rows_of(), same_rows(), compare(): see the file
+-- plan(), scans(), rows_of(), same_rows(), compare(), scan_stats(): see the file
 \getenv abs_srcdir PG_ABS_SRCDIR
 \set helpers :abs_srcdir '/sql/streamscan_helpers.psql'
 \i :helpers
@@ -153,13 +153,6 @@ SELECT verbose_same('SELECT b, count(*) FROM ss_t GROUP BY b');
 --
 -- EXPLAIN ANALYZE (FORMAT JSON): the node's keys
 --
-CREATE FUNCTION scan_stats(q text, do_analyze bool DEFAULT true) RETURNS jsonb LANGUAGE plpgsql AS $$
-DECLARE
-  j jsonb;
-BEGIN
-  EXECUTE 'EXPLAIN (ANALYZE ' || do_analyze || ', FORMAT JSON, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q INTO j;
-  RETURN jsonb_path_query_first(j, 'strict $.** ? (@."Custom Plan Provider" == "MemprobeStreamScan")');
-END $$;
 -- a full scan reads every page once
 SELECT (s->>'Actual Rows')::numeric::int AS rows,
        (s->>'Pages')::int AS pages,

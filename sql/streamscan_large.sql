@@ -8,6 +8,13 @@
 -- mid-scan.  Block numbers depend on look-ahead and the server version, so
 -- only facts about them are printed.
 --
+CREATE SCHEMA streamscan_large;
+SET search_path = streamscan_large, public;
+-- scan_stats() and the others: see the file
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set helpers :abs_srcdir '/sql/streamscan_helpers.psql'
+\i :helpers
+
 SET max_parallel_workers_per_gather = 0;
 SET jit = off;
 SET synchronize_seqscans = on;
@@ -21,15 +28,6 @@ SELECT pg_relation_size('big') / current_setting('block_size')::int AS nblocks \
 SELECT :nblocks = 3000 AS one_row_per_page,
        :nblocks > pg_size_bytes(current_setting('shared_buffers')) / current_setting('block_size')::int
          AS larger_than_shared_buffers;
-
--- the scan's statistics from EXPLAIN ANALYZE
-CREATE FUNCTION big_scan(q text) RETURNS jsonb LANGUAGE plpgsql AS $$
-DECLARE
-  j jsonb;
-BEGIN
-  EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || q INTO j;
-  RETURN jsonb_path_query_first(j, '$.** ? (@."Custom Plan Provider" == "MemprobeStreamScan")');
-END $$;
 
 -- distance between two blocks of the table, going round either way
 CREATE FUNCTION blocks_apart(a int, b int) RETURNS int LANGUAGE sql AS $$
@@ -60,13 +58,13 @@ SET memprobe.enable_streamscan = on;
 SET synchronize_seqscans = off;
 SET memprobe.streamscan_distance = 0;
 SELECT s->>'Look-ahead' AS look_ahead, (s->>'Pages')::int = :nblocks AS all_pages
-FROM big_scan('SELECT count(*) FROM big') s;
+FROM scan_stats('SELECT count(*) FROM big') s;
 SET memprobe.streamscan_distance = 1;
 SELECT s->>'Look-ahead' <> 'off' AS looks_ahead, (s->>'Pages')::int = :nblocks AS all_pages
-FROM big_scan('SELECT count(*) FROM big') s;
+FROM scan_stats('SELECT count(*) FROM big') s;
 SET memprobe.streamscan_distance = 64;
 SELECT s->>'Look-ahead' <> 'off' AS looks_ahead, (s->>'Pages')::int = :nblocks AS all_pages
-FROM big_scan('SELECT count(*) FROM big WHERE id % 2 = 0') s;
+FROM scan_stats('SELECT count(*) FROM big WHERE id % 2 = 0') s;
 -- a forward scan reading from the kernel gets no read-ahead advice from
 -- memprobe (15): the kernel reads ahead of it by itself, as core's
 -- read_stream (17+) assumes when it advises only non-sequential blocks
@@ -74,7 +72,7 @@ RESET memprobe.streamscan_distance;
 SELECT (s->>'Pages Read')::int > 0 AS read_from_kernel,
        coalesce((s->>'Look-ahead Peak')::int, 0) = 0 AS looked_no_further,
        coalesce((s->>'Prefetches Issued')::int, 0) = 0 AS no_advice
-FROM big_scan('SELECT count(*) FROM big') s;
+FROM scan_stats('SELECT count(*) FROM big') s;
 
 -- the rows in scan order (synchronized scans off: from block 0), at each
 -- look-ahead distance and in core's scan
@@ -100,7 +98,7 @@ SET synchronize_seqscans = on;
 SET memprobe.enable_streamscan = on;
 SELECT x, (SELECT count(*) FROM big WHERE id % 1000 = x) FROM generate_series(0, 2) x;
 SELECT (s->>'Pages')::int = 3 * :nblocks AS all_pages_each_time
-FROM big_scan('SELECT x, (SELECT count(*) FROM big WHERE id % 1000 = x) FROM generate_series(0, 2) x') s;
+FROM scan_stats('SELECT x, (SELECT count(*) FROM big WHERE id % 1000 = x) FROM generate_series(0, 2) x') s;
 
 --
 -- Synchronized scans.  Cursor c1 reads 300 rows (300 blocks), reporting its
@@ -313,5 +311,7 @@ SELECT count(*), sum(id) FROM big;
 
 RESET memprobe.enable_streamscan;
 RESET synchronize_seqscans;
-DROP FUNCTION big_scan(text), blocks_apart(int, int), big_fail(int), big_slow(int);
-DROP TABLE big;
+RESET search_path;
+SET client_min_messages = warning;
+DROP SCHEMA streamscan_large CASCADE;
+RESET client_min_messages;
