@@ -21,7 +21,8 @@ OBJS = \
 	src/block_stream.o \
 	src/tuple_deform.o \
 	src/page_quals.o \
-	src/segment_map.o
+	src/segment_map.o \
+	src/injection.o
 
 # One install script source; upgrade scripts are picked up by name.
 DATA_built = $(EXTENSION)--$(EXTVERSION).sql
@@ -33,12 +34,19 @@ PG_CPPFLAGS = -I$(srcdir)/src
 # The suites need memprobe preloaded, so pg_regress starts its own server with memprobe.conf
 # (as pg_cron does) instead of using whatever server is running.
 REGRESS = setup contexts alloc_bench alloc_bench_cancel bump privileges material material_memory material_plans \
-	streamscan streamscan_types streamscan_cursors streamscan_large streamscan_page_quals
+	streamscan streamscan_types streamscan_cursors streamscan_large streamscan_page_quals streamscan_turnaround
 REGRESS_OPTS = --temp-config=$(srcdir)/memprobe.conf --temp-instance=./tmp_check
 
 # Concurrency specs (specs/*.spec), on a temporary preloaded server of their own.
 ISOLATION = material_epq streamscan_epq streamscan_serializable
 ISOLATION_OPTS = --temp-config=$(srcdir)/memprobe.conf --temp-instance=./tmp_check_iso
+
+# Test builds only (scripts/test): pause points that specs use to hold a backend at an exact place
+# (src/injection.h), and the specs that need them.  Never in a build for production use.
+ifeq ($(MEMPROBE_INJECTION_POINTS),1)
+PG_CPPFLAGS += -DMEMPROBE_INJECTION_POINTS
+ISOLATION += streamscan_ssi_window
+endif
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
@@ -52,4 +60,10 @@ installcheck-nopreload:
 	$(pg_regress_installcheck) --temp-config=$(srcdir)/nopreload.conf \
 		--temp-instance=./tmp_check_nopreload --outputdir=output_nopreload nopreload
 
-.PHONY: installcheck-nopreload
+# PostgreSQL 15 and 16 only ("snapshot too old" was removed in 17): a server of its own with
+# old_snapshot_threshold = 0.
+installcheck-sto:
+	$(pg_isolation_regress_installcheck) --temp-config=$(srcdir)/sto.conf \
+		--temp-instance=./tmp_check_sto --outputdir=output_sto streamscan_snapshot_too_old
+
+.PHONY: installcheck-nopreload installcheck-sto

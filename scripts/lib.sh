@@ -68,16 +68,17 @@ pg_config_for() {
 }
 
 # Copy the source tree to a fresh directory for one server, build it there with warnings as
-# errors, install it into that server, and hand the directory to the test user (pg_regress
-# writes results/ and tmp_check/ there).  Prints the directory.
+# errors and with $MEMPROBE_MAKE_FLAGS (scripts/test's test build), install it into that server,
+# and hand the directory to the test user (pg_regress writes results/ and tmp_check/ there).
+# Prints the directory.
 build_and_install() {
   local server=$1 pgc=$2 dir="$MEMPROBE_WORK/$1"
   rm -rf "$dir"
   mkdir -p "$dir"
   (cd "$MEMPROBE_ROOT" && tar cf - --exclude=.git --exclude=results --exclude=tmp_check \
      --exclude='*.o' --exclude='*.so' --exclude='*.bc' --exclude=bench/out .) | (cd "$dir" && tar xf -)
-  make -C "$dir" -s PG_CONFIG="$pgc" with_llvm=no COPT=-Werror >&2
-  make -C "$dir" -s PG_CONFIG="$pgc" with_llvm=no install >&2
+  make -C "$dir" -s PG_CONFIG="$pgc" with_llvm=no COPT=-Werror ${MEMPROBE_MAKE_FLAGS:-} >&2
+  make -C "$dir" -s PG_CONFIG="$pgc" with_llvm=no ${MEMPROBE_MAKE_FLAGS:-} install >&2
   chown -R "$MEMPROBE_USER:" "$dir"
   chmod 755 "$MEMPROBE_WORK"
   echo "$dir"

@@ -514,6 +514,32 @@ SET memprobe.enable_streamscan = off;
 SELECT plan('SELECT count(*), sum(a) FROM ss_t WHERE b < 5');
 SELECT count(*), sum(a) FROM ss_t WHERE b < 5;
 RESET memprobe.enable_streamscan;
+-- a non-partial StreamScan under Gather: each worker, and the leader, scan
+-- the whole inner relation.  EXPLAIN ANALYZE's page counts are the leader's
+-- alone (core gives custom scans no way to gather their workers' own
+-- figures) and say so; with the leader out of it, they say none were counted.
+CREATE TABLE ss_gather_outer AS SELECT g % 3000 AS a FROM generate_series(1, 200000) g;
+ANALYZE ss_gather_outer;
+SET enable_parallel_hash = off;
+SELECT plan('SELECT count(*) FROM ss_gather_outer o JOIN ss_t t USING (a)');
+SELECT count(*) FROM ss_gather_outer o JOIN ss_t t USING (a);
+-- the leader and (as a rule: the outer side is large enough for every
+-- process to get pages) the workers ran it: the counts say whose they are
+SELECT CASE WHEN (s->>'Actual Loops')::int > 1
+            THEN s->>'Pages Counted By' = 'leader' AND
+                 (s->>'Workers Not Counted')::int = (s->>'Actual Loops')::int - 1
+            ELSE NOT s ? 'Pages Counted By' END AS labelled,
+       (s->>'Pages')::int = pg_relation_size('ss_t') / 8192 AS leader_pages
+FROM scan_stats('SELECT count(*) FROM ss_gather_outer o JOIN ss_t t USING (a)') s;
+-- only the workers ran it: no pages shown, and the workers named
+SET parallel_leader_participation = off;
+SELECT (s->>'Actual Loops')::int > 0 AS workers_ran, s->>'Pages Counted By' AS counted_by,
+       (s->>'Workers Not Counted')::int = (s->>'Actual Loops')::int AS all_named,
+       s ? 'Pages' AS has_pages
+FROM scan_stats('SELECT count(*) FROM ss_gather_outer o JOIN ss_t t USING (a)') s;
+RESET parallel_leader_participation;
+RESET enable_parallel_hash;
+DROP TABLE ss_gather_outer;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;

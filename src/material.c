@@ -241,7 +241,7 @@ material_make_scan(Plan *material)
 
 /*
  * material_init
- *		GUCs, the planner hook and the custom scan's methods.
+ *		GUCs and the custom scan's methods.
  */
 void
 material_init(void)
@@ -267,7 +267,16 @@ material_init(void)
 							 NULL, NULL, NULL);
 
 	material_exec_init();
+}
 
+/*
+ * material_install_hooks
+ *		The planner hook that substitutes Material nodes: only when memprobe
+ *		is preloaded (memprobe.c).
+ */
+void
+material_install_hooks(void)
+{
 	prev_planner_hook = planner_hook;
 	planner_hook = material_planner;
 }

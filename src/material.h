@@ -29,6 +29,7 @@ extern int	material_context_type;
 extern const CustomScanMethods material_scan_methods;
 
 extern void material_init(void);
+extern void material_install_hooks(void);
 extern void material_exec_init(void);
 
 #endif							/* MEMPROBE_MATERIAL_H */

@@ -197,8 +197,17 @@ streamscan_init(void)
 							 0,
 							 NULL, NULL, NULL);
 
+	streamscan_exec_init();
+}
+
+/*
+ * streamscan_install_hooks
+ *		The path hook that offers StreamScan: only when memprobe is preloaded
+ *		(memprobe.c).
+ */
+void
+streamscan_install_hooks(void)
+{
 	prev_set_rel_pathlist_hook = set_rel_pathlist_hook;
 	set_rel_pathlist_hook = streamscan_set_rel_pathlist;
-
-	streamscan_exec_init();
 }

@@ -26,6 +26,7 @@ extern bool streamscan_page_quals;
 extern const CustomScanMethods streamscan_scan_methods;
 
 extern void streamscan_init(void);
+extern void streamscan_install_hooks(void);
 extern void streamscan_exec_init(void);
 
 #endif							/* MEMPROBE_STREAMSCAN_H */

@@ -14,19 +14,23 @@
  *	  BAS_BULKREAD ring and, with synchronize_seqscans, starts where other
  *	  scans of it are (ss_get_location) and reports its position as it goes
  *	  (ss_report_location); a rescan keeps its start block, as heapam does;
- *	- SERIALIZABLE: a predicate lock on the relation at scan start, and
- *	  rw-conflict checks on every tuple read
+ *	- SERIALIZABLE: a predicate lock on the relation at scan start, taken
+ *	  before the block count is read (as heap_beginscan before initscan),
+ *	  and rw-conflict checks on every tuple read
  *	  (HeapCheckForSerializableConflictOut) when the transaction needs them;
- *	- each page: heap_page_prune_opt, then under a share lock the visible
- *	  tuples are collected at once (an all-visible page skips the per-tuple
- *	  visibility test); the tuples are then returned from the pinned,
- *	  unlocked page;
+ *	- each page: CHECK_FOR_INTERRUPTS, the block (its synchronized-scan
+ *	  position reported before it is read), heap_page_prune_opt, then under
+ *	  a share lock the "snapshot too old" test (15) and the visible tuples
+ *	  collected at once (an all-visible page skips the per-tuple visibility
+ *	  test); the tuples are then returned from the pinned, unlocked page;
+ *	- "snapshot too old" (15): the current page is tested again at every
+ *	  fetch, as heapgettup_pagemode does;
  *	- pgstat: a sequential scan counted per scan and rescan, each tuple
  *	  read counted;
  *	- backward scans and changes of direction, as heapam: a backward scan
  *	  that starts afresh starts at the last block and does not report its
- *	  position; the stream restarts from the current block on a change of
- *	  direction;
+ *	  position; after a change of direction the stream restarts from the
+ *	  current block when the next page is needed, not before;
  *	- EvalPlanQual: the test tuple (or the row-mark refetch) is copied into
  *	  the node's own slot, so quals and projection, compiled for that slot
  *	  type, see it as they see any scanned tuple.
@@ -53,6 +57,7 @@
 
 #include "block_stream.h"
 #include "compat.h"
+#include "injection.h"
 #include "page_quals.h"
 #include "streamscan.h"
 #include "tuple_deform.h"
@@ -233,12 +238,15 @@ next_block(struct ReadStream *stream, void *arg, void *per_buffer_data)
 		if (blk >= s->nblocks)
 			blk = 0;
 		/*
-		 * Before the end check, so a finished scan reports its start.  Core's
-		 * read stream (17+) asks for blocks ahead and heapam reports them
-		 * here, as we do; before 17 heapam reports the block it moves to,
-		 * which is what read_page() does (memprobe's queue runs ahead).
+		 * As heapam (heapgettup_pagemode on 15, heapgettup_advance_block on
+		 * 17+): the block moved to is reported before it is read, and before
+		 * the end check, so that a finished scan reports its start.  Only
+		 * forward passes report, and memprobe's own stream (15) queues only
+		 * backward ones, so on 15 this is the block about to be read, as in
+		 * heapam; core's read stream (17+) asks for blocks ahead, and heapam
+		 * reports those.
 		 */
-		if (MEMPROBE_HAVE_READ_STREAM && s->report_sync)
+		if (s->report_sync)
 			ss_report_location(s->rel, blk);
 		if (blk == s->startblock)
 			blk = InvalidBlockNumber;
@@ -301,19 +309,12 @@ read_page(StreamScanState *s)
 	buf = block_stream_next(s->stream, next_block);
 	if (!BufferIsValid(buf))
 	{
-		/* as heapam before 17: a finished forward scan reports its start */
-		if (!MEMPROBE_HAVE_READ_STREAM && s->report_sync &&
-			ScanDirectionIsForward(s->dir))
-			ss_report_location(s->rel, s->startblock);
 		s->cblock = InvalidBlockNumber;
 		s->ntuples = 0;
 		return false;
 	}
 	s->cbuf = buf;
 	s->cblock = BufferGetBlockNumber(buf);
-	if (!MEMPROBE_HAVE_READ_STREAM && s->report_sync &&
-		ScanDirectionIsForward(s->dir) && s->cblock != s->startblock)
-		ss_report_location(s->rel, s->cblock);
 
 	heap_page_prune_opt(s->rel, buf);
 
@@ -378,6 +379,18 @@ set_ctup(StreamScanState *s)
 }
 
 /*
+ * test_current_page
+ *		"snapshot too old" (PostgreSQL 15 only; nothing on 17+): heapam's
+ *		heapgettup_pagemode tests the current page at every fetch, before it
+ *		moves on, and a new page again once it is read; so do we.
+ */
+static inline void
+test_current_page(StreamScanState *s)
+{
+	compat_test_for_old_snapshot(s->snapshot, s->rel, BufferGetPage(s->cbuf));
+}
+
+/*
  * next_tuple_slow
  *		next_tuple() at the start of a pass, on a change of direction, and
  *		when the current page is used up.
@@ -393,27 +406,35 @@ next_tuple_slow(StreamScanState *s, ScanDirection dir)
 		restart_stream(s, dir, InvalidBlockNumber);
 		if (!read_page(s))
 			return false;
+		test_current_page(s);
 		s->cindex = forward ? 0 : s->ntuples - 1;
 		s->inited = true;
 	}
 	else
 	{
-		if (dir != s->dir)
-		{
-			/* turn around: the stream continues from the current block */
-			restart_stream(s, dir, s->cblock);
-		}
+		test_current_page(s);
 		s->cindex += forward ? 1 : -1;
 	}
 
 	while (s->cindex < 0 || s->cindex >= s->ntuples)
 	{
+		/*
+		 * After a change of direction, the stream restarts from the current
+		 * block here, when the next page is needed, and not when the cursor
+		 * turns around: as heapam's heap_fetch_next_buffer (17+).  A cursor
+		 * that turns around within a page thus neither waits for the
+		 * look-ahead reads in flight (nor meets their errors) nor loses the
+		 * look-ahead distance it has built up.
+		 */
+		if (dir != s->dir)
+			restart_stream(s, dir, s->cblock);
 		if (!read_page(s))
 		{
 			/* end of the pass; a later fetch starts a new one */
 			s->inited = false;
 			return false;
 		}
+		test_current_page(s);
 		s->cindex = forward ? 0 : s->ntuples - 1;
 	}
 
@@ -429,10 +450,11 @@ next_tuple_slow(StreamScanState *s, ScanDirection dir)
 static inline bool
 next_tuple(StreamScanState *s, ScanDirection dir)
 {
-	/* the common case: forward, on the same page */
+	/* the common case: forward, on the same page, the stream going forward */
 	if (likely(s->inited && dir == ForwardScanDirection && s->dir == dir &&
 			   s->cindex + 1 < s->ntuples))
 	{
+		test_current_page(s);
 		s->cindex++;
 		set_ctup(s);
 		return true;
@@ -454,9 +476,17 @@ begin_scan(StreamScanState *s)
 				 errmsg("memprobe stream scan requires an MVCC snapshot"),
 				 errhint("Set memprobe.enable_streamscan to off.")));
 
+	/*
+	 * As heap_beginscan: the relation's predicate lock first, then the block
+	 * count (initscan).  The other way round, a concurrent serializable
+	 * transaction could extend the table in between with a row this scan
+	 * never reads, before this scan's lock exists for its write to see: the
+	 * rw-conflict would be lost and write skew could commit.
+	 */
+	PredicateLockRelation(s->rel, s->snapshot);
+	MEMPROBE_INJECTION_POINT("streamscan-scan-start");
 	if (init_scan(s, false))
 		s->strategy = GetAccessStrategy(BAS_BULKREAD);
-	PredicateLockRelation(s->rel, s->snapshot);
 	s->stream = block_stream_begin(s->rel, s->strategy, s->max_distance,
 								   next_block, s, &s->stats);
 	s->begun = true;
@@ -655,18 +685,63 @@ streamscan_rescan(CustomScanState *node)
 }
 
 /*
+ * workers_that_ran
+ *		How many parallel workers ran this node, as far as EXPLAIN ANALYZE
+ *		knows (their instrumentation, gathered by the leader).
+ */
+static int
+workers_that_ran(PlanState *ps)
+{
+	int			n = 0;
+
+	if (ps->worker_instrument == NULL)
+		return 0;
+	for (int i = 0; i < ps->worker_instrument->num_workers; i++)
+	{
+		if (ps->worker_instrument->instrument[i].nloops > 0)
+			n++;
+	}
+	return n;
+}
+
+/*
  * streamscan_explain
  *		EXPLAIN ANALYZE: how the scan looked ahead and what it read.
+ *
+ * These figures are the leader's own.  A scan that parallel workers also ran
+ * (a non-partial scan under Gather, each worker reading the whole relation)
+ * keeps its workers' figures in the workers: core passes custom scan nodes
+ * no shared memory unless they are parallel-aware, and no instrumentation
+ * callback at all, so they cannot be gathered.  Then EXPLAIN says so, rather
+ * than print the leader's pages beside Buffers figures that count everyone's.
  */
 static void
 streamscan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
 	StreamScanState *s = (StreamScanState *) node;
 	const BlockStreamStats *st = &s->stats;
+	int			nworkers = workers_that_ran(&node->ss.ps);
 	const char *kind;
 
-	if (!es->analyze || !s->begun)
+	if (!es->analyze || (!s->begun && nworkers == 0))
 		return;
+
+	if (!s->begun)
+	{
+		/* only workers ran it (parallel_leader_participation = off) */
+		if (es->format == EXPLAIN_FORMAT_TEXT)
+		{
+			compat_explain_indent(es);
+			appendStringInfo(es->str, "Pages: not counted (read by %d parallel worker%s only)\n",
+							 nworkers, nworkers == 1 ? "" : "s");
+		}
+		else
+		{
+			ExplainPropertyText("Pages Counted By", "none", es);
+			ExplainPropertyInteger("Workers Not Counted", NULL, nworkers, es);
+		}
+		return;
+	}
 
 	switch (block_stream_kind(s->stream))
 	{
@@ -690,8 +765,12 @@ streamscan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 							 st->distance_limit, st->distance_peak, st->prefetches);
 		appendStringInfoChar(es->str, '\n');
 		compat_explain_indent(es);
-		appendStringInfo(es->str, "Pages: " INT64_FORMAT "  hit=" INT64_FORMAT "  read=" INT64_FORMAT "\n",
+		appendStringInfo(es->str, "Pages: " INT64_FORMAT "  hit=" INT64_FORMAT "  read=" INT64_FORMAT,
 						 st->pages, st->hits, st->reads);
+		if (nworkers > 0)
+			appendStringInfo(es->str, "  (leader only; %d parallel worker%s not counted)",
+							 nworkers, nworkers == 1 ? "" : "s");
+		appendStringInfoChar(es->str, '\n');
 		if (s->page_quals)
 		{
 			compat_explain_indent(es);
@@ -711,6 +790,11 @@ streamscan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyInteger("Pages", NULL, st->pages, es);
 		ExplainPropertyInteger("Pages Hit", NULL, st->hits, es);
 		ExplainPropertyInteger("Pages Read", NULL, st->reads, es);
+		if (nworkers > 0)
+		{
+			ExplainPropertyText("Pages Counted By", "leader", es);
+			ExplainPropertyInteger("Workers Not Counted", NULL, nworkers, es);
+		}
 		ExplainPropertyInteger("Page Quals", NULL,
 							   s->page_quals ? s->page_quals->nquals : 0, es);
 	}

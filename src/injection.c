@@ -1,0 +1,71 @@
+/*-------------------------------------------------------------------------
+ *
+ * injection.c
+ *	  Test-only pause points (see injection.h).  Without
+ *	  MEMPROBE_INJECTION_POINTS this file defines an empty injection_init().
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <limits.h>
+
+#include "fmgr.h"
+#include "utils/fmgrprotos.h"
+#include "utils/guc.h"
+
+#include "injection.h"
+
+#ifdef MEMPROBE_INJECTION_POINTS
+
+/* memprobe.test_pause_at: the point to pause at ("" for none) */
+static char *pause_at = NULL;
+
+/* memprobe.test_pause_lock: the advisory lock key to wait on there */
+static int	pause_lock = 0;
+
+/*
+ * memprobe_injection_point
+ *		Wait at 'name' while another session holds the advisory lock, if the
+ *		settings ask for it.
+ */
+void
+memprobe_injection_point(const char *name)
+{
+	if (pause_at == NULL || pause_at[0] == '\0' || strcmp(pause_at, name) != 0)
+		return;
+
+	DirectFunctionCall1(pg_advisory_lock_int8, Int64GetDatum(pause_lock));
+	DirectFunctionCall1(pg_advisory_unlock_int8, Int64GetDatum(pause_lock));
+}
+
+void
+injection_init(void)
+{
+	DefineCustomStringVariable("memprobe.test_pause_at",
+							   "Test builds only: the pause point to wait at.",
+							   NULL,
+							   &pause_at,
+							   "",
+							   PGC_SUSET,
+							   0,
+							   NULL, NULL, NULL);
+	DefineCustomIntVariable("memprobe.test_pause_lock",
+							"Test builds only: the advisory lock a pause point waits on.",
+							NULL,
+							&pause_lock,
+							0,
+							0, INT_MAX,
+							PGC_SUSET,
+							0,
+							NULL, NULL, NULL);
+}
+
+#else							/* !MEMPROBE_INJECTION_POINTS */
+
+void
+injection_init(void)
+{
+}
+
+#endif							/* MEMPROBE_INJECTION_POINTS */

@@ -1,0 +1,31 @@
+/*-------------------------------------------------------------------------
+ *
+ * injection.h
+ *	  Test-only pause points: a way for an isolation spec to hold a backend
+ *	  at an exact place in memprobe's code, deterministically.
+ *
+ * Compiled in only when MEMPROBE_INJECTION_POINTS is defined (scripts/test
+ * builds with it: make MEMPROBE_INJECTION_POINTS=1); in any other build
+ * MEMPROBE_INJECTION_POINT() is nothing at all.
+ *
+ * With it, two superuser-only settings exist: memprobe.test_pause_at names a
+ * point and memprobe.test_pause_lock an advisory lock key.  A backend that
+ * reaches the named point takes and releases that session-level advisory
+ * lock (pg_advisory_lock(key)), so it waits there for as long as another
+ * session holds the lock, and isolationtester sees it as blocked on a lock.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef MEMPROBE_INJECTION_H
+#define MEMPROBE_INJECTION_H
+
+#ifdef MEMPROBE_INJECTION_POINTS
+extern void memprobe_injection_point(const char *name);
+#define MEMPROBE_INJECTION_POINT(name) memprobe_injection_point(name)
+#else
+#define MEMPROBE_INJECTION_POINT(name) ((void) 0)
+#endif
+
+extern void injection_init(void);
+
+#endif							/* MEMPROBE_INJECTION_H */
