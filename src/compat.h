@@ -346,6 +346,55 @@ compat_custom_scan_apply_slot_ops(CustomScanState *css, EState *estate,
 #endif
 }
 
+/*
+ * The same as compat_custom_scan_apply_slot_ops, but only the slot now: the
+ * qual and projection compiled for the virtual slot are compiled again by
+ * compat_custom_scan_recompile() before the node first runs them.  Returns
+ * whether that is needed (15).  The caller makes sure neither contains a
+ * SubPlan (a second compilation would leave the first one's SubPlan states
+ * in the node's subPlan list).  Parents compile their expressions after this
+ * returns, for the result slot type the node has now: without a projection
+ * that is the new scan slot's, as ExecConditionalAssignProjectionInfo would
+ * have set it.
+ */
+static inline bool
+compat_custom_scan_apply_slot_ops_lazily(CustomScanState *css, EState *estate,
+										 const TupleTableSlotOps *ops)
+{
+#if PG_VERSION_NUM < 160000
+	ScanState  *ss = &css->ss;
+
+	Assert(ss->ss_currentRelation != NULL);
+	ExecInitScanTupleSlot(estate, ss, RelationGetDescr(ss->ss_currentRelation), ops);
+	if (ss->ps.ps_ProjInfo == NULL)
+	{
+		ss->ps.resultopsset = ss->ps.scanopsset;
+		ss->ps.resultopsfixed = ss->ps.scanopsfixed;
+		ss->ps.resultops = ss->ps.scanops;
+	}
+	return true;
+#else
+	Assert(css->ss.ss_ScanTupleSlot->tts_ops == ops);
+	return false;
+#endif
+}
+
+/* The second half of compat_custom_scan_apply_slot_ops_lazily (15). */
+static inline void
+compat_custom_scan_recompile(CustomScanState *css)
+{
+#if PG_VERSION_NUM < 160000
+	ScanState  *ss = &css->ss;
+	Scan	   *scan = (Scan *) ss->ps.plan;
+
+	if (ss->ps.ps_ProjInfo != NULL)
+		ExecAssignScanProjectionInfoWithVarno(ss, scan->scanrelid);
+	ss->ps.qual = ExecInitQual(scan->plan.qual, &ss->ps);
+#else
+	(void) css;
+#endif
+}
+
 /* Path of a relation's main fork, segment 0, relative to the data directory (palloc'd). */
 #include "common/relpath.h"
 

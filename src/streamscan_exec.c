@@ -91,14 +91,24 @@ typedef struct StreamScanState
 	BlockNumber cblock;
 	int			ntuples;
 	int			cindex;
-	OffsetNumber vistuples[MaxHeapTuplesPerPage];
+	OffsetNumber *vistuples;	/* MaxHeapTuplesPerPage of them */
 	HeapTupleData ctup;
 
-	/* EvalPlanQual row-mark refetches need core's slot type */
+	/* EvalPlanQual row-mark refetches need core's slot type (made when needed) */
 	TupleTableSlot *epq_fetch_slot;
 
 	/* the plan needs no column (count(*)): no projection to run per row */
 	bool		empty_tlist;
+
+	/*
+	 * Work done at the first fetch rather than at executor start, as core's
+	 * Seq Scan leaves its scan to the first fetch: a plan over many
+	 * partitions, or under EXPLAIN without ANALYZE, pays nothing for scans
+	 * that never run.
+	 */
+	bool		prepared;		/* done? */
+	bool		recompile;		/* 15: qual and projection compiled again */
+	bool		want_page_quals;	/* memprobe.streamscan_page_quals at start */
 
 	/* page-loop quals (page_quals.h), and the quals left after them */
 	PageQuals  *page_quals;
@@ -140,18 +150,34 @@ streamscan_create_state(CustomScan *cscan)
 	return (Node *) s;
 }
 
+/*
+ * streamscan_begin
+ *		Executor start: as little as core's ExecInitSeqScan does beyond what
+ *		ExecInitCustomScan has done already; the rest waits for the first
+ *		fetch (prepare_scan).
+ */
 static void
 streamscan_begin(CustomScanState *node, EState *estate, int eflags)
 {
 	StreamScanState *s = (StreamScanState *) node;
+	Scan	   *scan = (Scan *) node->ss.ps.plan;
+	bool		has_subplans = contain_subplans((Node *) scan->plan.qual);
 
-	compat_custom_scan_apply_slot_ops(node, estate, &memprobe_deform_slot_ops);
+	/*
+	 * 15 compiled the qual and the projection for a virtual scan slot.  They
+	 * are compiled again for ours at the first fetch, unless a SubPlan is in
+	 * them: the SubPlans' states, which EXPLAIN and rescans find in the
+	 * node's subPlan list, must then be the ones that run from the start.
+	 */
+	if (has_subplans || contain_subplans((Node *) scan->plan.targetlist))
+		compat_custom_scan_apply_slot_ops(node, estate, &memprobe_deform_slot_ops);
+	else
+		s->recompile = compat_custom_scan_apply_slot_ops_lazily(node, estate,
+																&memprobe_deform_slot_ops);
 
 	s->rel = node->ss.ss_currentRelation;
 	s->snapshot = estate->es_snapshot;
 	s->max_distance = streamscan_distance;
-	s->epq_fetch_slot = ExecInitExtraTupleSlot(estate, RelationGetDescr(s->rel),
-											   &TTSOpsBufferHeapTuple);
 	s->ctup.t_tableOid = RelationGetRelid(s->rel);
 	s->empty_tlist = node->ss.ps.ps_ProjInfo != NULL &&
 		node->ss.ps.plan->targetlist == NIL;
@@ -160,10 +186,26 @@ streamscan_begin(CustomScanState *node, EState *estate, int eflags)
 	 * Not when the qual has a SubPlan: the rest of the qual is compiled a
 	 * second time, and each compilation would run the subplan on its own.
 	 */
-	if (streamscan_page_quals &&
-		!contain_subplans((Node *) ((Scan *) node->ss.ps.plan)->plan.qual))
+	s->want_page_quals = streamscan_page_quals && !has_subplans;
+}
+
+/*
+ * prepare_scan
+ *		The first fetch (or EvalPlanQual recheck): what executor start left
+ *		for it, in the query's memory context.
+ */
+static pg_noinline void
+prepare_scan(StreamScanState *s)
+{
+	CustomScanState *node = &s->css;
+	Scan	   *scan = (Scan *) node->ss.ps.plan;
+	MemoryContext oldcxt = MemoryContextSwitchTo(node->ss.ps.state->es_query_cxt);
+
+	if (s->recompile)
+		compat_custom_scan_recompile(node);
+
+	if (s->want_page_quals)
 	{
-		Scan	   *scan = (Scan *) node->ss.ps.plan;
 		List	   *rest;
 
 		s->page_quals = page_quals_build(scan->plan.qual, scan->scanrelid,
@@ -171,6 +213,9 @@ streamscan_begin(CustomScanState *node, EState *estate, int eflags)
 		if (s->page_quals)
 			s->rest_qual = ExecInitQual(rest, &node->ss.ps);
 	}
+
+	MemoryContextSwitchTo(oldcxt);
+	s->prepared = true;
 }
 
 /*
@@ -485,6 +530,8 @@ begin_scan(StreamScanState *s)
 	 */
 	PredicateLockRelation(s->rel, s->snapshot);
 	MEMPROBE_INJECTION_POINT("streamscan-scan-start");
+	s->vistuples = MemoryContextAlloc(s->css.ss.ps.state->es_query_cxt,
+									  sizeof(OffsetNumber) * MaxHeapTuplesPerPage);
 	if (init_scan(s, false))
 		s->strategy = GetAccessStrategy(BAS_BULKREAD);
 	s->stream = block_stream_begin(s->rel, s->strategy, s->max_distance,
@@ -520,6 +567,15 @@ epq_fetch(StreamScanState *s, bool *handled)
 	}
 	else if (epqstate->relsubs_rowmark[scanrelid - 1] != NULL)
 	{
+		if (s->epq_fetch_slot == NULL)
+		{
+			MemoryContext oldcxt = MemoryContextSwitchTo(ss->ps.state->es_query_cxt);
+
+			s->epq_fetch_slot = ExecInitExtraTupleSlot(ss->ps.state,
+													   RelationGetDescr(s->rel),
+													   &TTSOpsBufferHeapTuple);
+			MemoryContextSwitchTo(oldcxt);
+		}
 		test = s->epq_fetch_slot;
 		epqstate->relsubs_done[scanrelid - 1] = true;
 		if (!EvalPlanQualFetchRowMark(epqstate, scanrelid, test))
@@ -553,9 +609,14 @@ streamscan_exec(CustomScanState *node)
 	StreamScanState *s = (StreamScanState *) node;
 	EState	   *estate = node->ss.ps.state;
 	ExprContext *econtext = node->ss.ps.ps_ExprContext;
-	ExprState  *qual = node->ss.ps.qual;
-	ProjectionInfo *proj = node->ss.ps.ps_ProjInfo;
+	ExprState  *qual;
+	ProjectionInfo *proj;
 	TupleTableSlot *scanslot = node->ss.ss_ScanTupleSlot;
+
+	if (unlikely(!s->prepared))
+		prepare_scan(s);
+	qual = node->ss.ps.qual;
+	proj = node->ss.ps.ps_ProjInfo;
 
 	for (;;)
 	{
