@@ -3,6 +3,11 @@
 -- so only properties of them are shown.
 --
 
+-- bench_error(): see the file
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set helpers :abs_srcdir '/sql/alloc_bench_helpers.psql'
+\i :helpers
+
 -- AllocSet rounds a 1040-byte request up to a 2kB chunk; Generation does not.
 -- For 8192 such chunks AllocSet's blocks must hold at least 1.8x Generation's
 -- (the seed measured 16577kB against 8577kB for tuples of this size).
@@ -37,6 +42,18 @@ SELECT DISTINCT blocks FROM runs WHERE context_type = 'malloc';
 -- a slab of 200-byte chunks carves them from few blocks
 SELECT bool_and(blocks < 5000 / 10) AS slab_uses_blocks FROM runs WHERE context_type = 'slab';
 
+-- Slab keeps its free-list link in a free chunk, so it serves chunks smaller
+-- than that link (4 bytes on PostgreSQL 15, 8 from 16) at the link's size and
+-- accepts nothing else: memprobe asks for the rounded size.  Every size from
+-- 1 byte runs with every pattern, and sizes up to 8 bytes (one MAXALIGN
+-- unit) hold the same.
+SELECT count(*) AS runs, count(DISTINCT r.peak_bytes) AS distinct_peaks,
+       bool_and(r.free_ns > 0) AS freed
+FROM generate_series(1, 8) AS s,
+     unnest(ARRAY['fifo', 'lifo', 'random', 'reset']) AS p,
+     LATERAL memprobe_alloc_bench('slab', s, 1000, p) AS r;
+SELECT peak_bytes > 0 AS held FROM memprobe_alloc_bench('slab', 1, 1, 'hold');
+
 -- chunks larger than AllocSet's chunk limit get a block of their own
 SELECT blocks >= 100 AS dedicated_blocks
 FROM memprobe_alloc_bench('aset', 100000, 100, 'lifo');
@@ -54,11 +71,40 @@ SELECT * FROM memprobe_alloc_bench('aset', 100, 10, 'sideways');
 SELECT * FROM memprobe_alloc_bench('aset', 0, 10);
 SELECT * FROM memprobe_alloc_bench('aset', -5, 10);
 SELECT * FROM memprobe_alloc_bench('slab', 300000, 10);
+SELECT * FROM memprobe_alloc_bench('generation', 1073741824, 1);
 SELECT * FROM memprobe_alloc_bench('aset', 100, 0);
+SELECT * FROM memprobe_alloc_bench('aset', 1, 134217728);
 SELECT * FROM memprobe_alloc_bench('aset', 100, 10, 'fifo', 0);
 SELECT * FROM memprobe_alloc_bench('aset', 100, 10, 'hold', 2);
 SELECT * FROM memprobe_alloc_bench('aset', 1000000, 2000);
 SELECT memprobe_alloc_bench(NULL, 100, 10) IS NULL AS strict;
+
+-- every bad argument is SQLSTATE 22023 (invalid_parameter_value) with a
+-- hint, never an internal error: chunk sizes at and past each allocator's
+-- limit, and more chunks than one array of pointers can hold whatever
+-- memprobe.alloc_bench_max_memory allows
+SET memprobe.alloc_bench_max_memory = '2147483647kB';
+SELECT e.state, e.hint IS NOT NULL AS hint, c.call
+FROM unnest(ARRAY[
+  $$SELECT memprobe_alloc_bench('aset', 100, 10, 'sideways')$$,
+  $$SELECT memprobe_alloc_bench('arena', 100, 10)$$,
+  $$SELECT memprobe_alloc_bench('aset', 0, 10)$$,
+  $$SELECT memprobe_alloc_bench('generation', -1, 10)$$,
+  $$SELECT memprobe_alloc_bench('aset', 1073741824, 1)$$,
+  $$SELECT memprobe_alloc_bench('generation', 2147483647, 1)$$,
+  $$SELECT memprobe_alloc_bench('malloc', 1073741824, 1)$$,
+  $$SELECT memprobe_alloc_bench('slab', 262145, 1)$$,
+  $$SELECT memprobe_alloc_bench('slab', 0, 1)$$,
+  $$SELECT memprobe_alloc_bench('aset', 100, 0)$$,
+  $$SELECT memprobe_alloc_bench('aset', 100, -1)$$,
+  $$SELECT memprobe_alloc_bench('aset', 1, 134217728)$$,
+  $$SELECT memprobe_alloc_bench('malloc', 1, 2147483647, 'random')$$,
+  $$SELECT memprobe_alloc_bench('aset', 100, 10, 'fifo', 0)$$,
+  $$SELECT memprobe_alloc_bench('aset', 100, 10, 'hold', 2)$$
+]) WITH ORDINALITY AS c(call, n),
+LATERAL bench_error(c.call) AS e
+ORDER BY c.n;
+RESET memprobe.alloc_bench_max_memory;
 
 -- memprobe.alloc_bench_max_memory bounds a run
 SHOW memprobe.alloc_bench_max_memory;
@@ -69,3 +115,5 @@ SELECT peak_bytes > 0 AS runs_again FROM memprobe_alloc_bench('generation', 1040
 
 -- the memprobe prefix is reserved: a misspelt setting is an error
 SET memprobe.alloc_bench_max_memry = '1GB';
+
+DROP FUNCTION bench_error(text);

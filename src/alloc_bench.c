@@ -52,6 +52,12 @@ PG_FUNCTION_INFO_V1(memprobe_alloc_bench);
 /* memprobe.alloc_bench_max_memory, in kB: the most one run may allocate. */
 static int	alloc_bench_max_memory_kb = 1024 * 1024;
 
+/*
+ * The most chunks one run may allocate: the array of their pointers must be
+ * one ordinary palloc (the release-order array is half its size).
+ */
+#define MAX_BENCH_CHUNKS	((int) (MaxAllocSize / sizeof(void *)))
+
 /* How often the timed loops look for a cancel or timeout. */
 #define INTERRUPT_CHECK_MASK	1023
 
@@ -182,8 +188,8 @@ estimated_bytes(int chunk_size, int nchunks)
  *		messages that say what to change.
  */
 static void
-check_arguments(int kind, BenchPattern pattern, int chunk_size, int nchunks,
-				int loops)
+check_arguments(int kind, const char *type_name, BenchPattern pattern,
+				int chunk_size, int nchunks, int loops)
 {
 	Size		limit;
 	uint64		bytes;
@@ -202,24 +208,41 @@ check_arguments(int kind, BenchPattern pattern, int chunk_size, int nchunks,
 				 errmsg("bump contexts cannot free individual chunks"),
 				 errhint("Use pattern \"reset\" or \"hold\" with context type \"bump\".")));
 
+	/*
+	 * Slab's blocks hold at least 32 chunks (see memprobe_context_create);
+	 * chunks smaller than Slab's minimum are rounded up, not refused.
+	 */
 	limit = (kind == MEMPROBE_CONTEXT_SLAB) ? MEMPROBE_SLAB_MAX_CHUNK : MaxAllocSize;
 	if (chunk_size <= 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("chunk_size must be greater than zero")));
+				 errmsg("chunk_size must be greater than zero"),
+				 errhint("Pass a chunk_size from 1 to %zu bytes for context type \"%s\".",
+						 limit, type_name)));
 	if ((Size) chunk_size > limit)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("chunk_size %d exceeds the limit of %zu bytes for this context type",
-						chunk_size, limit)));
+						chunk_size, limit),
+				 errhint("Pass a chunk_size from 1 to %zu bytes for context type \"%s\".",
+						 limit, type_name)));
 	if (nchunks <= 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("nchunks must be greater than zero")));
+				 errmsg("nchunks must be greater than zero"),
+				 errhint("Pass an nchunks from 1 to %d.", MAX_BENCH_CHUNKS)));
+	if (nchunks > MAX_BENCH_CHUNKS)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("nchunks %d exceeds the limit of %d chunks",
+						nchunks, MAX_BENCH_CHUNKS),
+				 errdetail("The run's array of chunk pointers must fit in one allocation of at most 1GB."),
+				 errhint("Pass an nchunks from 1 to %d.", MAX_BENCH_CHUNKS)));
 	if (loops <= 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("loops must be greater than zero")));
+				 errmsg("loops must be greater than zero"),
+				 errhint("Pass loops => 1 or more.")));
 	if (pattern == PATTERN_HOLD && loops != 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -374,6 +397,7 @@ run_once(MemoryContext context, BenchChunks *bc, Size chunk_size,
  * peak_bytes is what the context held in blocks after all chunks were
  * allocated (for malloc: usable size plus malloc's header per chunk); blocks
  * is how many blocks it had malloc'd then (for malloc, one per chunk).
+ * Slab chunks smaller than Slab's minimum are allocated at that minimum.
  */
 Datum
 memprobe_alloc_bench(PG_FUNCTION_ARGS)
@@ -395,12 +419,17 @@ memprobe_alloc_bench(PG_FUNCTION_ARGS)
 	Datum		values[4];
 	bool		nulls[4] = {0};
 	double		ops;
+	Size		alloc_size;
 
 	kind = lookup_name(bench_types, lengthof(bench_types), type_name,
 					   "context type");
 	pattern = (BenchPattern) lookup_name(bench_patterns, lengthof(bench_patterns),
 										 pattern_name, "pattern");
-	check_arguments(kind, pattern, chunk_size, nchunks, loops);
+	check_arguments(kind, type_name, pattern, chunk_size, nchunks, loops);
+
+	/* a Slab context serves only its own chunk size, maybe rounded up */
+	alloc_size = (kind == MEMPROBE_CONTEXT_SLAB) ?
+		memprobe_slab_chunk_size((Size) chunk_size) : (Size) chunk_size;
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
@@ -431,7 +460,7 @@ memprobe_alloc_bench(PG_FUNCTION_ARGS)
 			context = memprobe_context_create((MemprobeContextKind) kind,
 											  holder, "memprobe_alloc_bench",
 											  (Size) chunk_size);
-		run_once(context, bc, (Size) chunk_size, pattern, order, &result);
+		run_once(context, bc, alloc_size, pattern, order, &result);
 		if (context != NULL && pattern != PATTERN_HOLD)
 			MemoryContextDelete(context);
 	}

@@ -67,6 +67,31 @@ compat_bump_context_create(MemoryContext parent, const char *name,
 }
 
 /* ------------------------------------------------------------------------
+ * Slab's smallest chunk (context_types.c's memprobe_slab_chunk_size()).
+ *
+ * A free Slab chunk holds the link to the next free one, so SlabContextCreate
+ * raises a smaller chunk size to the link's size, and SlabAlloc then accepts
+ * requests of exactly that size only (elog "unexpected alloc chunk size"):
+ * callers must round smaller requests up themselves.
+ * ------------------------------------------------------------------------
+ */
+#if PG_VERSION_NUM >= 160000
+/*
+ * slab.c, SlabContextCreate: "Ensure there's enough space to store the
+ * pointer to the next free chunk in the memory of the (otherwise) unused
+ * allocation": if (chunkSize < sizeof(MemoryChunk *)) chunkSize =
+ * sizeof(MemoryChunk *).
+ */
+#define COMPAT_SLAB_MIN_CHUNK_SIZE		sizeof(void *)
+#else
+/*
+ * slab.c, SlabContextCreate: "Make sure the linked list node fits inside a
+ * freed chunk": if (chunkSize < sizeof(int)) chunkSize = sizeof(int).
+ */
+#define COMPAT_SLAB_MIN_CHUNK_SIZE		sizeof(int)
+#endif
+
+/* ------------------------------------------------------------------------
  * EXPLAIN helpers moved to commands/explain_format.h and explain_state.h in 18.
  * ------------------------------------------------------------------------
  */

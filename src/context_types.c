@@ -35,15 +35,46 @@ memprobe_context_type_name(MemoryContext context)
 }
 
 /*
+ * memprobe_slab_chunk_size
+ *		The chunk size a Slab context serves when asked for 'chunk_size'.
+ *
+ * A free Slab chunk holds the link to the next free one, so SlabContextCreate
+ * raises smaller chunk sizes to COMPAT_SLAB_MIN_CHUNK_SIZE (sizeof(int) on
+ * 15, a pointer from 16: see compat.h), and SlabAlloc then accepts requests
+ * of exactly that size only.  Callers allocate this size from the context.
+ */
+Size
+memprobe_slab_chunk_size(Size chunk_size)
+{
+	return Max(chunk_size, COMPAT_SLAB_MIN_CHUNK_SIZE);
+}
+
+/*
+ * slab_block_size
+ *		The block size memprobe gives a Slab context of 'chunk_size' chunks:
+ *		8kB, doubled until a block holds at least 32 chunks.
+ */
+static Size
+slab_block_size(Size chunk_size)
+{
+	Size		block_size = SLAB_DEFAULT_BLOCK_SIZE;
+
+	/* 64 bytes covers the chunk header and the block header share */
+	while (block_size < 32 * (chunk_size + 64))
+		block_size *= 2;
+	return block_size;
+}
+
+/*
  * memprobe_context_create
  *		Create a context of the given kind under 'parent'.
  *
  * AllocSet, Generation and Bump contexts get memprobe's block sizes (see
  * context_types.h).  A Slab context serves one chunk size only,
- * 'slab_chunk_size' (ignored for the other kinds), which must not exceed
- * MEMPROBE_SLAB_MAX_CHUNK; its blocks hold at least 32 chunks.  Bump needs
- * PostgreSQL 17 or later: callers check MEMPROBE_HAVE_BUMP and report that
- * to the user themselves.
+ * memprobe_slab_chunk_size(slab_chunk_size) ('slab_chunk_size' is ignored
+ * for the other kinds), which must not exceed MEMPROBE_SLAB_MAX_CHUNK; its
+ * blocks hold at least 32 chunks.  Bump needs PostgreSQL 17 or later:
+ * callers check MEMPROBE_HAVE_BUMP and report that to the user themselves.
  */
 MemoryContext
 memprobe_context_create(MemprobeContextKind kind, MemoryContext parent,
@@ -64,15 +95,13 @@ memprobe_context_create(MemprobeContextKind kind, MemoryContext parent,
 										   MEMPROBE_MAX_BLOCK_SIZE);
 		case MEMPROBE_CONTEXT_SLAB:
 			{
-				Size		block_size = SLAB_DEFAULT_BLOCK_SIZE;
+				Size		chunk_size = memprobe_slab_chunk_size(slab_chunk_size);
 
 				Assert(slab_chunk_size > 0 &&
 					   slab_chunk_size <= MEMPROBE_SLAB_MAX_CHUNK);
-				/* 64 bytes covers the chunk header and the block header share */
-				while (block_size < 32 * (slab_chunk_size + 64))
-					block_size *= 2;
-				return SlabContextCreate(parent, name, block_size,
-										 slab_chunk_size);
+				return SlabContextCreate(parent, name,
+										 slab_block_size(chunk_size),
+										 chunk_size);
 			}
 		case MEMPROBE_CONTEXT_BUMP:
 			return compat_bump_context_create(parent, name,

@@ -41,5 +41,6 @@ extern MemoryContext memprobe_context_create(MemprobeContextKind kind,
 											 MemoryContext parent,
 											 const char *name,
 											 Size slab_chunk_size);
+extern Size memprobe_slab_chunk_size(Size chunk_size);
 
 #endif							/* MEMPROBE_CONTEXT_TYPES_H */
