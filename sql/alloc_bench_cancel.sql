@@ -25,6 +25,11 @@ SELECT count(*) AS leftover_contexts
 FROM memprobe_contexts WHERE name LIKE 'memprobe_alloc_bench%';
 SELECT sum(total_bytes) - :bytes_before < 10 * 1024 * 1024 AS tree_not_grown
 FROM memprobe_contexts;
+-- and what the cancelled runs had reserved under
+-- memprobe.alloc_bench_max_memory is free again: one of them fits in 150MB
+SET memprobe.alloc_bench_max_memory = '150MB';
+SELECT peak_bytes > 0 AS runs FROM memprobe_alloc_bench('aset', 1040, 50000, 'random');
+RESET memprobe.alloc_bench_max_memory;
 
 -- malloc'd chunks come back too: five cancelled 200MB malloc runs and five
 -- transactions that held 200MB of malloc'd chunks until they ended must not
@@ -52,5 +57,9 @@ SELECT 1 / 0;
 ROLLBACK;
 SELECT count(*) AS holder_gone FROM memprobe_contexts WHERE name = 'memprobe_alloc_bench chunks';
 SELECT rss_kb() - :rss_before < 300 * 1024 AS no_malloc_leak_after_error;
+-- the aborted transaction's run is no longer counted against the limit
+SET memprobe.alloc_bench_max_memory = '300MB';
+SELECT peak_bytes > 0 AS held FROM memprobe_alloc_bench('malloc', 4096, 50000, 'hold');
+RESET memprobe.alloc_bench_max_memory;
 
 DROP FUNCTION rss_kb();

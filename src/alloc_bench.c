@@ -28,11 +28,21 @@
  * thus releases everything: the PostgreSQL contexts go with their parent,
  * and the malloc'd chunks with the holder's callback.
  *
+ * Memory limit: memprobe.alloc_bench_max_memory bounds what this backend's
+ * runs hold at any moment.  Before a run allocates anything it computes an
+ * upper bound of what it will hold (its context's blocks from the
+ * allocator's rules, or glibc's chunk sizes for malloc, plus its arrays) and
+ * reserves it; a run whose bound would take the reserved total over the
+ * limit is rejected.  The holder's callback gives the reservation back, so
+ * a "hold" run, whose holder lives until the transaction ends, keeps what it
+ * really holds reserved until then.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include <malloc.h>
+#include <unistd.h>
 
 #include "common/pg_prng.h"
 #include "fmgr.h"
@@ -49,8 +59,23 @@
 
 PG_FUNCTION_INFO_V1(memprobe_alloc_bench);
 
-/* memprobe.alloc_bench_max_memory, in kB: the most one run may allocate. */
+/*
+ * memprobe.alloc_bench_max_memory, in kB: the most this backend's runs may
+ * hold at any moment.
+ */
 static int	alloc_bench_max_memory_kb = 1024 * 1024;
+
+/*
+ * Bytes reserved by the runs of this backend whose holder context still
+ * exists: a run's bound while it runs, what a "hold" run holds after it.
+ */
+static uint64 alloc_bench_reserved_bytes = 0;
+
+/*
+ * The most chunks one run may allocate: the array of their pointers must be
+ * one ordinary palloc (the release-order array is half its size).
+ */
+#define MAX_BENCH_CHUNKS	((int) (MaxAllocSize / sizeof(void *)))
 
 /* How often the timed loops look for a cancel or timeout. */
 #define INTERRUPT_CHECK_MASK	1023
@@ -89,12 +114,17 @@ static const NamedValue bench_patterns[] = {
 	{"hold", PATTERN_HOLD},
 };
 
-/* The chunk pointers of a run, and what the malloc callback must free. */
+/*
+ * A run's chunk pointers, and what the holder's reset callback must give
+ * back: the malloc'd chunks still outstanding, and the run's reservation.
+ */
 typedef struct BenchChunks
 {
 	void	  **chunks;			/* chunks[i] is NULL once released */
 	int			nchunks;
-	MemoryContextCallback callback; /* set for malloc runs only */
+	bool		malloced;		/* chunks come from malloc */
+	uint64		reserved;		/* share of alloc_bench_reserved_bytes */
+	MemoryContextCallback callback;
 } BenchChunks;
 
 /* What a run measured. */
@@ -140,53 +170,131 @@ lookup_name(const NamedValue *table, int ntable, const char *name,
 }
 
 /*
- * release_malloced_chunks
+ * release_run
  *		Reset callback of the holder context: free the malloc'd chunks a run
- *		still owns, so that an error or cancel mid-run leaks nothing.
+ *		still owns, so that an error or cancel mid-run leaks nothing, and give
+ *		back the run's reservation.  The holder's child contexts are gone by
+ *		now (MemoryContextDelete deletes children before it calls callbacks).
  */
 static void
-release_malloced_chunks(void *arg)
+release_run(void *arg)
 {
 	BenchChunks *bc = (BenchChunks *) arg;
 
-	for (int i = 0; i < bc->nchunks; i++)
+	if (bc->malloced && bc->chunks != NULL)
 	{
-		if (bc->chunks[i] != NULL)
+		for (int i = 0; i < bc->nchunks; i++)
 		{
-			free(bc->chunks[i]);
-			bc->chunks[i] = NULL;
+			if (bc->chunks[i] != NULL)
+			{
+				free(bc->chunks[i]);
+				bc->chunks[i] = NULL;
+			}
 		}
 	}
+	Assert(alloc_bench_reserved_bytes >= bc->reserved);
+	alloc_bench_reserved_bytes -= bc->reserved;
+	bc->reserved = 0;
 }
 
 /*
- * estimated_bytes
- *		About how much one run allocates at its peak: the chunks as AllocSet
- *		would round them (the largest of the allocators), their headers, and
- *		the array of pointers.
+ * malloc_chunk_bound
+ *		Upper bound of the bytes glibc's malloc takes for one chunk of 'size'
+ *		bytes: what peak_bytes counts for it (usable size plus the size
+ *		field), with glibc's default settings.
+ *
+ * glibc's request2size(): the size plus one size_t of header, rounded up to
+ * MALLOC_ALIGNMENT (16 on 64-bit platforms and i386), at least MINSIZE (4
+ * size_ts).  A chunk carved from a larger free one keeps the remainder too
+ * when that would be smaller than MINSIZE (_int_malloc), so it can be up to
+ * MINSIZE - MALLOC_ALIGNMENT bytes larger.  From 128kB
+ * (DEFAULT_MMAP_THRESHOLD_MIN; the threshold only ever grows from there) a
+ * chunk may be mmap'd instead: one more size_t, rounded up to whole pages.
  */
 static uint64
-estimated_bytes(int chunk_size, int nchunks)
+malloc_chunk_bound(Size size)
 {
-	uint64		per_chunk = (uint64) chunk_size;
+	Size		min_chunk = 4 * sizeof(size_t);
+	Size		chunk = TYPEALIGN(16, size + sizeof(size_t));
+	Size		bound;
 
-	if (per_chunk <= ALLOCSET_SEPARATE_THRESHOLD)
-		per_chunk = pg_nextpower2_64(per_chunk);
-	per_chunk += 16 + sizeof(void *);
-	return per_chunk * (uint64) nchunks;
+	chunk = Max(chunk, min_chunk);
+	bound = chunk + min_chunk - 16;
+	if (chunk >= 128 * 1024)
+	{
+		long		page = sysconf(_SC_PAGESIZE);
+
+		if (page <= 0)
+			page = 4096;
+		bound = Max(bound, TYPEALIGN((Size) page, chunk + sizeof(size_t)));
+	}
+	return bound;
+}
+
+/*
+ * holder_allocation_bound
+ *		Upper bound of what one palloc of 'size' bytes adds to the holder, an
+ *		AllocSet with ALLOCSET_SMALL_SIZES (blocks of 1kB to 8kB).
+ *
+ * Above ALLOCSET_SEPARATE_THRESHOLD a chunk always gets a block of its own,
+ * sized to fit.  Anything smaller fits an existing block or takes a new one
+ * (or a block of its own) of at most 16kB: the 8kB maximum block size, or
+ * the power of two that holds the chunk and both headers.
+ */
+static uint64
+holder_allocation_bound(Size size)
+{
+	if (size > ALLOCSET_SEPARATE_THRESHOLD)
+		return MAXALIGN(size + COMPAT_SENTINEL_BYTES) + COMPAT_ASET_BLOCKHDRSZ +
+			COMPAT_ASET_CHUNKHDRSZ;
+	return 2 * ALLOCSET_SEPARATE_THRESHOLD;
+}
+
+/*
+ * run_bound
+ *		Upper bound of what a run holds at any moment: in *chunk_bytes what
+ *		its context (or malloc) holds once all chunks are allocated, the
+ *		peak, as every pattern allocates all chunks before it frees any and
+ *		a new round's context is made only after the last one is deleted;
+ *		in *array_bytes the holder context: its keeper block, the BenchChunks,
+ *		the array of chunk pointers and for lifo and random the release order.
+ */
+static void
+run_bound(int kind, BenchPattern pattern, int chunk_size, int nchunks,
+		  uint64 *chunk_bytes, uint64 *array_bytes)
+{
+	uint64		arrays;
+
+	if (kind == BENCH_MALLOC)
+		*chunk_bytes = malloc_chunk_bound((Size) chunk_size) * (uint64) nchunks;
+	else
+		*chunk_bytes = memprobe_context_bound((MemprobeContextKind) kind,
+											  (Size) chunk_size,
+											  (uint64) nchunks);
+
+	/* the holder is made with ALLOCSET_SMALL_SIZES: a 1kB keeper block */
+	arrays = ALLOCSET_SMALL_INITSIZE;
+	arrays += holder_allocation_bound(sizeof(BenchChunks));
+	arrays += holder_allocation_bound((Size) nchunks * sizeof(void *));
+	if (pattern == PATTERN_LIFO || pattern == PATTERN_RANDOM)
+		arrays += holder_allocation_bound((Size) nchunks * sizeof(int));
+	*array_bytes = arrays;
 }
 
 /*
  * check_arguments
  *		Reject runs the allocator cannot do or memory cannot hold, with
- *		messages that say what to change.
+ *		messages that say what to change.  Returns the run's bound, to be
+ *		reserved.
  */
-static void
-check_arguments(int kind, BenchPattern pattern, int chunk_size, int nchunks,
-				int loops)
+static uint64
+check_arguments(int kind, const char *type_name, BenchPattern pattern,
+				int chunk_size, int nchunks, int loops)
 {
 	Size		limit;
-	uint64		bytes;
+	uint64		chunk_bytes;
+	uint64		array_bytes;
+	uint64		bound;
 	uint64		max_bytes = (uint64) alloc_bench_max_memory_kb * 1024;
 
 	if (kind == MEMPROBE_CONTEXT_BUMP && !MEMPROBE_HAVE_BUMP)
@@ -202,37 +310,60 @@ check_arguments(int kind, BenchPattern pattern, int chunk_size, int nchunks,
 				 errmsg("bump contexts cannot free individual chunks"),
 				 errhint("Use pattern \"reset\" or \"hold\" with context type \"bump\".")));
 
+	/*
+	 * Slab's blocks hold at least 32 chunks (see memprobe_context_create);
+	 * chunks smaller than Slab's minimum are rounded up, not refused.
+	 */
 	limit = (kind == MEMPROBE_CONTEXT_SLAB) ? MEMPROBE_SLAB_MAX_CHUNK : MaxAllocSize;
 	if (chunk_size <= 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("chunk_size must be greater than zero")));
+				 errmsg("chunk_size must be greater than zero"),
+				 errhint("Pass a chunk_size from 1 to %zu bytes for context type \"%s\".",
+						 limit, type_name)));
 	if ((Size) chunk_size > limit)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("chunk_size %d exceeds the limit of %zu bytes for this context type",
-						chunk_size, limit)));
+						chunk_size, limit),
+				 errhint("Pass a chunk_size from 1 to %zu bytes for context type \"%s\".",
+						 limit, type_name)));
 	if (nchunks <= 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("nchunks must be greater than zero")));
+				 errmsg("nchunks must be greater than zero"),
+				 errhint("Pass an nchunks from 1 to %d.", MAX_BENCH_CHUNKS)));
+	if (nchunks > MAX_BENCH_CHUNKS)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("nchunks %d exceeds the limit of %d chunks",
+						nchunks, MAX_BENCH_CHUNKS),
+				 errdetail("The run's array of chunk pointers must fit in one allocation of at most 1GB."),
+				 errhint("Pass an nchunks from 1 to %d.", MAX_BENCH_CHUNKS)));
 	if (loops <= 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("loops must be greater than zero")));
+				 errmsg("loops must be greater than zero"),
+				 errhint("Pass loops => 1 or more.")));
 	if (pattern == PATTERN_HOLD && loops != 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("pattern \"hold\" runs only once"),
 				 errhint("Pass loops => 1 with pattern \"hold\".")));
 
-	bytes = estimated_bytes(chunk_size, nchunks);
-	if (bytes > max_bytes)
+	run_bound(kind, pattern, chunk_size, nchunks, &chunk_bytes, &array_bytes);
+	bound = chunk_bytes + array_bytes;
+	if (alloc_bench_reserved_bytes + bound > max_bytes)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("memory benchmark would allocate about " UINT64_FORMAT " kB, more than memprobe.alloc_bench_max_memory (%d kB)",
-						bytes / 1024, alloc_bench_max_memory_kb),
+				 errmsg("memory benchmark would exceed memprobe.alloc_bench_max_memory"),
+				 errdetail("The run could hold up to " UINT64_FORMAT " bytes (" UINT64_FORMAT " for its chunks and their blocks, " UINT64_FORMAT " for its arrays of chunk pointers and release order), earlier runs with pattern \"hold\" hold " UINT64_FORMAT " bytes, and the limit is %d kB.",
+						   bound, chunk_bytes, array_bytes,
+						   alloc_bench_reserved_bytes, alloc_bench_max_memory_kb),
+				 alloc_bench_reserved_bytes > 0 ?
+				 errhint("Use fewer or smaller chunks, end the transaction that holds the earlier runs, or raise memprobe.alloc_bench_max_memory.") :
 				 errhint("Use fewer or smaller chunks, or raise memprobe.alloc_bench_max_memory.")));
+	return bound;
 }
 
 /*
@@ -374,6 +505,7 @@ run_once(MemoryContext context, BenchChunks *bc, Size chunk_size,
  * peak_bytes is what the context held in blocks after all chunks were
  * allocated (for malloc: usable size plus malloc's header per chunk); blocks
  * is how many blocks it had malloc'd then (for malloc, one per chunk).
+ * Slab chunks smaller than Slab's minimum are allocated at that minimum.
  */
 Datum
 memprobe_alloc_bench(PG_FUNCTION_ARGS)
@@ -395,12 +527,18 @@ memprobe_alloc_bench(PG_FUNCTION_ARGS)
 	Datum		values[4];
 	bool		nulls[4] = {0};
 	double		ops;
+	uint64		bound;
+	Size		alloc_size;
 
 	kind = lookup_name(bench_types, lengthof(bench_types), type_name,
 					   "context type");
 	pattern = (BenchPattern) lookup_name(bench_patterns, lengthof(bench_patterns),
 										 pattern_name, "pattern");
-	check_arguments(kind, pattern, chunk_size, nchunks, loops);
+	bound = check_arguments(kind, type_name, pattern, chunk_size, nchunks, loops);
+
+	/* a Slab context serves only its own chunk size, maybe rounded up */
+	alloc_size = (kind == MEMPROBE_CONTEXT_SLAB) ?
+		memprobe_slab_chunk_size((Size) chunk_size) : (Size) chunk_size;
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
@@ -412,14 +550,17 @@ memprobe_alloc_bench(PG_FUNCTION_ARGS)
 								   ALLOCSET_SMALL_SIZES);
 	oldcontext = MemoryContextSwitchTo(holder);
 	bc = palloc0(sizeof(BenchChunks));
+	bc->malloced = (kind == BENCH_MALLOC);
+	bc->callback.func = release_run;
+	bc->callback.arg = bc;
+	MemoryContextRegisterResetCallback(holder, &bc->callback);
+
+	/* from here on the holder's callback gives the reservation back */
+	bc->reserved = bound;
+	alloc_bench_reserved_bytes += bound;
+
 	bc->chunks = palloc0(nchunks * sizeof(void *));
 	bc->nchunks = nchunks;
-	if (kind == BENCH_MALLOC)
-	{
-		bc->callback.func = release_malloced_chunks;
-		bc->callback.arg = bc;
-		MemoryContextRegisterResetCallback(holder, &bc->callback);
-	}
 	order = release_order(pattern, nchunks);
 	MemoryContextSwitchTo(oldcontext);
 
@@ -431,12 +572,28 @@ memprobe_alloc_bench(PG_FUNCTION_ARGS)
 			context = memprobe_context_create((MemprobeContextKind) kind,
 											  holder, "memprobe_alloc_bench",
 											  (Size) chunk_size);
-		run_once(context, bc, (Size) chunk_size, pattern, order, &result);
+		run_once(context, bc, alloc_size, pattern, order, &result);
 		if (context != NULL && pattern != PATTERN_HOLD)
 			MemoryContextDelete(context);
 	}
 
-	if (pattern != PATTERN_HOLD)
+	if (pattern == PATTERN_HOLD)
+	{
+		MemoryContextCounters holder_stat = {0};
+		uint64		held;
+
+		/*
+		 * Until the transaction ends, keep reserved what the run really
+		 * holds (its context or malloc'd chunks, and the holder) rather than
+		 * its bound: later runs may use the difference.
+		 */
+		holder->methods->stats(holder, NULL, NULL, &holder_stat, false);
+		held = (uint64) result.peak_bytes + (uint64) holder_stat.totalspace;
+		alloc_bench_reserved_bytes -= bc->reserved;
+		bc->reserved = held;
+		alloc_bench_reserved_bytes += held;
+	}
+	else
 		MemoryContextDelete(holder);
 
 	ops = (double) nchunks * loops;
@@ -460,8 +617,12 @@ void
 alloc_bench_init(void)
 {
 	DefineCustomIntVariable("memprobe.alloc_bench_max_memory",
-							"Largest amount of memory one memprobe_alloc_bench run may allocate.",
-							"Runs whose estimated peak exceeds it are rejected before they start.",
+							"Most memory this backend's memprobe_alloc_bench runs may hold at any moment.",
+							"Before a run allocates anything, an upper bound of what it will hold "
+							"(its memory context's blocks or its malloc'd chunks, and its arrays of "
+							"chunk pointers and release order) is added to what earlier runs with "
+							"pattern \"hold\" still hold in this transaction; "
+							"if the sum exceeds this setting, the run is rejected.",
 							&alloc_bench_max_memory_kb,
 							1024 * 1024,
 							1024,

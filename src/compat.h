@@ -13,6 +13,7 @@
 #include "postgres.h"
 
 #include "executor/executor.h"
+#include "lib/ilist.h"
 #include "nodes/memnodes.h"
 #include "utils/memutils.h"
 #include "utils/resowner.h"
@@ -65,6 +66,144 @@ compat_bump_context_create(MemoryContext parent, const char *name,
 	pg_unreachable();
 #endif
 }
+
+/* ------------------------------------------------------------------------
+ * Allocator layouts (context_types.c's memprobe_context_bound()).
+ *
+ * memprobe_alloc_bench must know, before it allocates, an upper bound of what
+ * a context of each type will hold.  That depends on header sizes private to
+ * aset.c, generation.c, slab.c and bump.c, which PostgreSQL 16 changed: it
+ * replaced each allocator's own chunk header by the 8-byte MemoryChunk
+ * (utils/memutils_memorychunk.h, 16 bytes with MEMORY_CONTEXT_CHECKING), gave
+ * GenerationBlock and SlabBlock new fields, and, with
+ * MEMORY_CONTEXT_CHECKING, always reserves a sentinel byte after a Generation,
+ * Bump or Slab chunk and after an AllocSet chunk too large for its free lists
+ * (MAXALIGN(size + 1) where 15 has MAXALIGN(size)).
+ *
+ * The block header sizes below are the MAXALIGNed sizes of the block structs
+ * as the 15.18, 17.11 and 18.6 sources declare them (AllocBlockData,
+ * GenerationBlock, SlabBlock, BumpBlock); none of their fields needs padding.
+ * 16 is untested: it is taken to follow 17, as the MemoryChunk rewrite came
+ * with 16.
+ * The context structs themselves (AllocSetContext and the rest) are not
+ * mirrored: COMPAT_CONTEXT_HEADER_BOUND is more than any of them takes
+ * beyond MemoryContextData, and is used only where more header means a
+ * larger bound.
+ * ------------------------------------------------------------------------
+ */
+#define COMPAT_CONTEXT_HEADER_BOUND	(MAXALIGN(sizeof(MemoryContextData)) + 256)
+
+/* AllocBlockData: aset, prev, next, freeptr, endptr (the same in 15 to 18) */
+#define COMPAT_ASET_BLOCKHDRSZ	MAXALIGN(5 * sizeof(void *))
+
+#if PG_VERSION_NUM >= 160000
+#include "utils/memutils_memorychunk.h"
+
+#define COMPAT_ASET_CHUNKHDRSZ			sizeof(MemoryChunk)
+#define COMPAT_GENERATION_CHUNKHDRSZ	sizeof(MemoryChunk)
+#define COMPAT_SLAB_CHUNKHDRSZ			sizeof(MemoryChunk)
+#ifdef MEMORY_CONTEXT_CHECKING
+#define COMPAT_BUMP_CHUNKHDRSZ			sizeof(MemoryChunk)
+#define COMPAT_SENTINEL_BYTES			1
+#else
+/* Bump chunks have no header at all */
+#define COMPAT_BUMP_CHUNKHDRSZ			0
+#define COMPAT_SENTINEL_BYTES			0
+#endif
+
+/* GenerationBlock: node, context, blksize, nchunks, nfree, freeptr, endptr */
+#define COMPAT_GENERATION_BLOCKHDRSZ \
+	MAXALIGN(sizeof(dlist_node) + sizeof(void *) + sizeof(Size) + \
+			 2 * sizeof(int) + 2 * sizeof(char *))
+/* SlabBlock: slab, nfree, nunused, freehead, unused, node */
+#define COMPAT_SLAB_BLOCKHDRSZ \
+	MAXALIGN(sizeof(void *) + 2 * sizeof(int32) + 2 * sizeof(void *) + \
+			 sizeof(dlist_node))
+/* BumpBlock: node, context (MEMORY_CONTEXT_CHECKING only), freeptr, endptr */
+#ifdef MEMORY_CONTEXT_CHECKING
+#define COMPAT_BUMP_BLOCKHDRSZ \
+	MAXALIGN(sizeof(dlist_node) + sizeof(void *) + 2 * sizeof(char *))
+#else
+#define COMPAT_BUMP_BLOCKHDRSZ \
+	MAXALIGN(sizeof(dlist_node) + 2 * sizeof(char *))
+#endif
+
+/*
+ * slab.c, SlabContextCreate: "Ensure there's enough space to store the
+ * pointer to the next free chunk in the memory of the (otherwise) unused
+ * allocation": if (chunkSize < sizeof(MemoryChunk *)) chunkSize =
+ * sizeof(MemoryChunk *).  SlabAlloc then insists on exactly that size
+ * (elog "unexpected alloc chunk size"), so smaller requests must be rounded
+ * up by the caller.
+ */
+#define COMPAT_SLAB_MIN_CHUNK_SIZE		sizeof(void *)
+
+/*
+ * The SlabContext header: a fixed struct, plus one bool per chunk of a block
+ * with MEMORY_CONTEXT_CHECKING (Slab_CONTEXT_HDRSZ).
+ */
+#ifdef MEMORY_CONTEXT_CHECKING
+#define COMPAT_SLAB_CONTEXT_BOUND(chunksPerBlock) \
+	(COMPAT_CONTEXT_HEADER_BOUND + (Size) (chunksPerBlock) * sizeof(bool))
+#else
+#define COMPAT_SLAB_CONTEXT_BOUND(chunksPerBlock) COMPAT_CONTEXT_HEADER_BOUND
+#endif
+
+#else							/* PostgreSQL 15 */
+
+/*
+ * AllocChunkData: size, requested_size (MEMORY_CONTEXT_CHECKING), aset,
+ * padded to MAXALIGN; GenerationChunk: size, requested_size, block, context,
+ * padded likewise; SlabChunk: block, slab.
+ */
+#ifdef MEMORY_CONTEXT_CHECKING
+#define COMPAT_ASET_CHUNKHDRSZ	MAXALIGN(2 * sizeof(Size) + sizeof(void *))
+#define COMPAT_GENERATION_CHUNKHDRSZ \
+	MAXALIGN(2 * sizeof(Size) + 2 * sizeof(void *))
+#else
+#define COMPAT_ASET_CHUNKHDRSZ	MAXALIGN(sizeof(Size) + sizeof(void *))
+#define COMPAT_GENERATION_CHUNKHDRSZ \
+	MAXALIGN(sizeof(Size) + 2 * sizeof(void *))
+#endif
+#define COMPAT_SLAB_CHUNKHDRSZ	MAXALIGN(2 * sizeof(void *))
+#define COMPAT_SENTINEL_BYTES	0
+
+/* GenerationBlock: node, blksize, nchunks, nfree, freeptr, endptr */
+#define COMPAT_GENERATION_BLOCKHDRSZ \
+	MAXALIGN(sizeof(dlist_node) + sizeof(Size) + 2 * sizeof(int) + \
+			 2 * sizeof(char *))
+/* SlabBlock: node, nfree, firstFreeChunk */
+#define COMPAT_SLAB_BLOCKHDRSZ	MAXALIGN(sizeof(dlist_node) + 2 * sizeof(int))
+
+/* No Bump on 15; defined so that the bound compiles (never used). */
+#define COMPAT_BUMP_CHUNKHDRSZ	0
+#define COMPAT_BUMP_BLOCKHDRSZ	MAXALIGN(sizeof(dlist_node) + 2 * sizeof(char *))
+
+/*
+ * slab.c, SlabContextCreate: "Make sure the linked list node fits inside a
+ * freed chunk": if (chunkSize < sizeof(int)) chunkSize = sizeof(int).
+ * SlabAlloc then insists on exactly that size (elog "unexpected alloc chunk
+ * size"), so smaller requests must be rounded up by the caller.
+ */
+#define COMPAT_SLAB_MIN_CHUNK_SIZE		sizeof(int)
+
+/*
+ * The SlabContext header ends in a free list per possible count of free
+ * chunks in a block (chunksPerBlock + 1 dlist_heads), and with
+ * MEMORY_CONTEXT_CHECKING a bool per chunk of a block.
+ */
+#ifdef MEMORY_CONTEXT_CHECKING
+#define COMPAT_SLAB_CONTEXT_BOUND(chunksPerBlock) \
+	(COMPAT_CONTEXT_HEADER_BOUND + \
+	 ((Size) (chunksPerBlock) + 1) * sizeof(dlist_head) + \
+	 (Size) (chunksPerBlock) * sizeof(bool))
+#else
+#define COMPAT_SLAB_CONTEXT_BOUND(chunksPerBlock) \
+	(COMPAT_CONTEXT_HEADER_BOUND + \
+	 ((Size) (chunksPerBlock) + 1) * sizeof(dlist_head))
+#endif
+
+#endif							/* PG_VERSION_NUM >= 160000 */
 
 /* ------------------------------------------------------------------------
  * EXPLAIN helpers moved to commands/explain_format.h and explain_state.h in 18.

@@ -41,5 +41,8 @@ extern MemoryContext memprobe_context_create(MemprobeContextKind kind,
 											 MemoryContext parent,
 											 const char *name,
 											 Size slab_chunk_size);
+extern Size memprobe_slab_chunk_size(Size chunk_size);
+extern uint64 memprobe_context_bound(MemprobeContextKind kind,
+									 Size chunk_size, uint64 nchunks);
 
 #endif							/* MEMPROBE_CONTEXT_TYPES_H */
