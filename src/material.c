@@ -267,6 +267,7 @@ material_init(void)
 							 NULL, NULL, NULL);
 
 	material_exec_init();
+	material_mergejoin_init();
 
 	prev_planner_hook = planner_hook;
 	planner_hook = material_planner;

@@ -50,6 +50,7 @@
 typedef struct MaterialScanState
 {
 	CustomScanState css;
+	int			given_eflags;	/* eflags as BeginCustomScan received them */
 	int			eflags;			/* REWIND/BACKWARD/MARK we must support */
 	bool		eof_underlying; /* reached end of underlying plan? */
 	Tuplestorestate *tuplestore;	/* NULL until first needed */
@@ -63,6 +64,14 @@ typedef struct MaterialScanState
 	int64		peak_held;		/* most the tuple context held in blocks */
 	int64		last_mem;		/* memory charged after the latest put, or -1 */
 } MaterialScanState;
+
+/*
+ * Merge joins give extra marks only to the nodes counted here (see
+ * material_mergejoin.c): begun with EXEC_FLAG_MARK and without
+ * EXEC_FLAG_REWIND.  Backend-local; only ever compared before and after an
+ * ExecutorStart.
+ */
+uint64		material_mark_only_begins = 0;
 
 static Node *material_create_state(CustomScan *cscan);
 static void material_begin(CustomScanState *node, EState *estate, int eflags);
@@ -112,6 +121,15 @@ material_begin(CustomScanState *node, EState *estate, int eflags)
 {
 	MaterialScanState *ms = (MaterialScanState *) node;
 	Plan	   *plan = node->ss.ps.plan;
+
+	/*
+	 * Core's merge join gives its inner Material extra marks when its own
+	 * eflags, which the inner receives with MARK added, lack REWIND.  Keep
+	 * what we were given so that material_mergejoin.c can tell.
+	 */
+	ms->given_eflags = eflags;
+	if ((eflags & (EXEC_FLAG_MARK | EXEC_FLAG_REWIND)) == EXEC_FLAG_MARK)
+		material_mark_only_begins++;
 
 	ms->eflags = eflags & (EXEC_FLAG_REWIND | EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK);
 
@@ -479,6 +497,22 @@ material_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyText("Tuple Context", cxt_type, es);
 		ExplainPropertyInteger("Peak Memory Held", "kB", held_kb, es);
 	}
+}
+
+/*
+ * material_exec_takes_extra_marks
+ *		Would core's merge join give 'ps', its inner, extra marks were it
+ *		core's Material?  Yes for memprobe's node begun without
+ *		EXEC_FLAG_REWIND: ExecInitMergeJoin tests its own eflags, and its
+ *		inner receives them with no more than EXEC_FLAG_MARK added.  The
+ *		caller checks mj_SkipMarkRestore.
+ */
+bool
+material_exec_takes_extra_marks(PlanState *ps)
+{
+	return ps != NULL && IsA(ps, CustomScanState) &&
+		((CustomScanState *) ps)->methods == &material_exec_methods &&
+		(((MaterialScanState *) ps)->given_eflags & EXEC_FLAG_REWIND) == 0;
 }
 
 /*
