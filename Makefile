@@ -16,6 +16,7 @@ OBJS = \
 	src/alloc_bench.o \
 	src/material.o \
 	src/material_exec.o \
+	src/material_mergejoin.o \
 	src/streamscan.o \
 	src/streamscan_exec.o \
 	src/block_stream.o \
@@ -34,6 +35,7 @@ PG_CPPFLAGS = -I$(srcdir)/src
 # The suites need memprobe preloaded, so pg_regress starts its own server with memprobe.conf
 # (as pg_cron does) instead of using whatever server is running.
 REGRESS = setup contexts alloc_bench alloc_bench_cancel bump privileges material material_memory material_plans \
+	material_mergejoin \
 	streamscan streamscan_types streamscan_cursors streamscan_large streamscan_page_quals streamscan_turnaround
 REGRESS_OPTS = --temp-config=$(srcdir)/memprobe.conf --temp-instance=./tmp_check
 

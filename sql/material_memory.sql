@@ -72,6 +72,24 @@ SELECT p->>'Storage' AS storage,
        (p->>'Maximum Storage')::int BETWEEN 8000 AND 9000 AS max_is_the_file
 FROM mm_storage('SELECT sum(length(b)) FROM generate_series(1, 2) g CROSS JOIN mm_inner', '1MB') p;
 
+-- Peak Memory Held counts what the context held just before a spill, which
+-- the spill frees before the put returns.  Three rows of 10MB: in memory
+-- (64MB) the context holds all three; at 64kB the first row alone exceeds
+-- work_mem, so the store goes to disk as that row arrives, holding the row
+-- (and the temp file's buffer) until it is written out.  (How much more it
+-- holds after that depends on the release: some Generation contexts keep the
+-- freed row's block for reuse while the next row is held and written.)
+CREATE TEMP TABLE mm_big AS
+SELECT wm, held_rows,
+       mm_storage($$SELECT sum(length(r)) FROM generate_series(1, 2) g CROSS JOIN
+         (SELECT repeat('z', 10 * 1024 * 1024) || s AS r FROM generate_series(1, 3) s OFFSET 0) big$$,
+         wm) AS p
+FROM (VALUES ('64MB', 3), ('64kB', 1)) v(wm, held_rows);
+SELECT wm, p->>'Storage' AS storage,
+       (p->>'Maximum Storage')::int >= 3 * 10240 AS max_storage_three_rows,
+       (p->>'Peak Memory Held')::int >= held_rows * 10240 AS held_at_least_rows
+FROM mm_big ORDER BY held_rows DESC;
+
 -- no context of the node survives its query
 SELECT count(*) AS leftover FROM memprobe_contexts WHERE name = 'memprobe material tuples';
 

@@ -319,6 +319,7 @@ compat_tuplestore_layout_ok(void)
 		l->tuples == 0 && l->myfile == NULL &&
 		l->context == CurrentMemoryContext &&
 		l->resowner == CurrentResourceOwner &&
+		l->writetup != NULL &&
 		l->memtupdeleted == 0 && l->memtupcount == 0 &&
 		l->activeptr == 0 && l->readptrcount == 1;
 	tuplestore_end(ts);
@@ -380,6 +381,37 @@ compat_tuplestore_release_file(Tuplestorestate *state)
 	}
 }
 
+/*
+ * The routine a tuplestore writes each tuple to its temp file with (for
+ * tuplestore_begin_heap stores, tuplestore.c's writetup_heap, which also
+ * frees the tuple), and the memory context that holds its tuples.
+ *
+ * Why memprobe swaps the routine: when a put tips the store over work_mem,
+ * tuplestore.c writes out and frees every tuple in memory before the put
+ * returns, so the most the tuples' context ever held is visible only inside
+ * that put, at the first write.  There is no hook there; the writing routine
+ * is the one call memprobe can stand in front of (GenMaterial's own stores
+ * only; the swap replaces nothing else, and the original is called for
+ * every tuple).
+ */
+typedef void (*CompatTuplestoreWritetup) (Tuplestorestate *state, void *tup);
+
+static inline CompatTuplestoreWritetup
+compat_tuplestore_swap_writetup(Tuplestorestate *state, CompatTuplestoreWritetup fn)
+{
+	CompatTuplestoreLayout *l = compat_ts(state);
+	CompatTuplestoreWritetup old = l->writetup;
+
+	l->writetup = fn;
+	return old;
+}
+
+static inline MemoryContext
+compat_tuplestore_context(Tuplestorestate *state)
+{
+	return compat_ts(state)->context;
+}
+
 #else							/* PG_VERSION_NUM >= 180000 */
 
 /*
@@ -410,6 +442,22 @@ static inline void
 compat_tuplestore_release_file(Tuplestorestate *state)
 {
 	elog(ERROR, "tuplestore internals are not read on this server version");
+}
+
+typedef void (*CompatTuplestoreWritetup) (Tuplestorestate *state, void *tup);
+
+static inline CompatTuplestoreWritetup
+compat_tuplestore_swap_writetup(Tuplestorestate *state, CompatTuplestoreWritetup fn)
+{
+	elog(ERROR, "tuplestore internals are not read on this server version");
+	pg_unreachable();
+}
+
+static inline MemoryContext
+compat_tuplestore_context(Tuplestorestate *state)
+{
+	elog(ERROR, "tuplestore internals are not read on this server version");
+	pg_unreachable();
 }
 
 #endif							/* PG_VERSION_NUM < 180000 */

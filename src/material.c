@@ -271,12 +271,14 @@ material_init(void)
 
 /*
  * material_install_hooks
- *		The planner hook that substitutes Material nodes: only when memprobe
- *		is preloaded (memprobe.c).
+ *		The planner hook that substitutes Material nodes, and the executor
+ *		hook that gives them merge joins' extra marks: only when memprobe is
+ *		preloaded (memprobe.c).
  */
 void
 material_install_hooks(void)
 {
 	prev_planner_hook = planner_hook;
 	planner_hook = material_planner;
+	material_mergejoin_install_hooks();
 }

@@ -3,7 +3,8 @@
  * material.h
  *	  GenMaterial: Material nodes whose tuples live in a memory context of
  *	  their own (Generation by default).  material.c substitutes the plan
- *	  nodes; material_exec.c runs them.
+ *	  nodes; material_exec.c runs them; material_mergejoin.c gives them the
+ *	  extra marks core's merge join gives core's Material.
  *
  *-------------------------------------------------------------------------
  */
@@ -28,8 +29,15 @@ extern int	material_context_type;
 
 extern const CustomScanMethods material_scan_methods;
 
+/* material_exec.c */
+extern uint64 material_mark_only_begins;
+extern bool material_exec_takes_extra_marks(struct PlanState *ps);
+extern void material_exec_init(void);
+
+/* material_mergejoin.c */
+extern void material_mergejoin_install_hooks(void);
+
 extern void material_init(void);
 extern void material_install_hooks(void);
-extern void material_exec_init(void);
 
 #endif							/* MEMPROBE_MATERIAL_H */

@@ -50,6 +50,7 @@
 typedef struct MaterialScanState
 {
 	CustomScanState css;
+	int			given_eflags;	/* eflags as BeginCustomScan received them */
 	int			eflags;			/* REWIND/BACKWARD/MARK we must support */
 	bool		eof_underlying; /* reached end of underlying plan? */
 	Tuplestorestate *tuplestore;	/* NULL until first needed */
@@ -63,6 +64,24 @@ typedef struct MaterialScanState
 	int64		peak_held;		/* most the tuple context held in blocks */
 	int64		last_mem;		/* memory charged after the latest put, or -1 */
 } MaterialScanState;
+
+/*
+ * Merge joins give extra marks only to the nodes counted here (see
+ * material_mergejoin.c): begun with EXEC_FLAG_MARK and without
+ * EXEC_FLAG_REWIND.  Backend-local; only ever compared before and after an
+ * ExecutorStart.
+ */
+uint64		material_mark_only_begins = 0;
+
+/*
+ * The tuple context a store's writing routine last saw and the most it held
+ * then (see material_writetup).  Set inside a put, read right after it.
+ */
+static MemoryContext written_cxt = NULL;
+static int64 written_held = 0;
+
+/* tuplestore.c's writetup_heap, which material_writetup calls */
+static CompatTuplestoreWritetup core_writetup = NULL;
 
 static Node *material_create_state(CustomScan *cscan);
 static void material_begin(CustomScanState *node, EState *estate, int eflags);
@@ -113,6 +132,15 @@ material_begin(CustomScanState *node, EState *estate, int eflags)
 	MaterialScanState *ms = (MaterialScanState *) node;
 	Plan	   *plan = node->ss.ps.plan;
 
+	/*
+	 * Core's merge join gives its inner Material extra marks when its own
+	 * eflags, which the inner receives with MARK added, lack REWIND.  Keep
+	 * what we were given so that material_mergejoin.c can tell.
+	 */
+	ms->given_eflags = eflags;
+	if ((eflags & (EXEC_FLAG_MARK | EXEC_FLAG_REWIND)) == EXEC_FLAG_MARK)
+		material_mark_only_begins++;
+
 	ms->eflags = eflags & (EXEC_FLAG_REWIND | EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK);
 
 	/*
@@ -132,6 +160,32 @@ material_begin(CustomScanState *node, EState *estate, int eflags)
 
 	ExecInitResultTupleSlotTL(&node->ss.ps, &TTSOpsMinimalTuple);
 	node->ss.ps.ps_ProjInfo = NULL;
+}
+
+/*
+ * material_writetup
+ *		The writing routine of our tuplestores: note what the tuple context
+ *		holds, then write the tuple out (and free it) as tuplestore.c would.
+ *
+ * Called only inside tuplestore_puttupleslot, for every tuple that goes to
+ * the temp file: all of them at once when a put spills the store, then each
+ * new one.  Just before the first write of a spill the context holds every
+ * tuple stored so far, the new one and the temp file's buffer: the most it
+ * ever holds, gone by the time the put returns.  material_note_put folds it
+ * into the node's peak.  Nothing runs here while the store is in memory.
+ */
+static void
+material_writetup(Tuplestorestate *state, void *tup)
+{
+	MemoryContext cxt = compat_tuplestore_context(state);
+
+	if (written_cxt != cxt)
+	{
+		written_cxt = cxt;
+		written_held = 0;
+	}
+	written_held = Max(written_held, (int64) cxt->mem_allocated);
+	core_writetup(state, tup);
 }
 
 /*
@@ -156,6 +210,13 @@ material_begin_store(MaterialScanState *ms)
 	oldcxt = MemoryContextSwitchTo(ms->tuple_cxt);
 	ts = tuplestore_begin_heap(true, false, work_mem);
 	tuplestore_set_eflags(ts, ms->eflags);
+
+	/* stand in front of its writing routine (see material_writetup) */
+	core_writetup = compat_tuplestore_swap_writetup(ts, material_writetup);
+	Assert(core_writetup != material_writetup);
+	/* nothing a failed put may have left concerns this store */
+	written_cxt = NULL;
+
 	if (ms->eflags & EXEC_FLAG_MARK)
 	{
 		/* read pointer 1 is the mark */
@@ -207,7 +268,10 @@ material_update_stats(MaterialScanState *ms)
  * everything to a temp file and freed the memory.  PostgreSQL 18 records the
  * memory peak just before that, with this tuple counted; we rebuild the same
  * figure from the previous tuple's figure plus this tuple's chunk space,
- * measured once by copying the tuple into the tuple context.
+ * measured once by copying the tuple into the tuple context.  What the
+ * context held just before it wrote the tuples out, material_writetup saw;
+ * once on disk it also sees each new tuple held until written.  Neither
+ * costs anything while the store is in memory.
  */
 static void
 material_note_put(MaterialScanState *ms, TupleTableSlot *stored)
@@ -216,15 +280,25 @@ material_note_put(MaterialScanState *ms, TupleTableSlot *stored)
 
 	if (mem > ms->max_space)
 		ms->max_space = mem;
-	else if (mem < 0 && ms->last_mem >= 0)
+	else if (mem < 0)
 	{
-		MemoryContext oldcxt = MemoryContextSwitchTo(ms->tuple_cxt);
-		MinimalTuple copy = ExecCopySlotMinimalTuple(stored);
-		int64		space = GetMemoryChunkSpace(copy);
+		if (ms->last_mem >= 0)
+		{
+			MemoryContext oldcxt = MemoryContextSwitchTo(ms->tuple_cxt);
+			MinimalTuple copy = ExecCopySlotMinimalTuple(stored);
+			int64		space = GetMemoryChunkSpace(copy);
 
-		pfree(copy);
-		MemoryContextSwitchTo(oldcxt);
-		ms->max_space = Max(ms->max_space, ms->last_mem + space);
+			pfree(copy);
+			MemoryContextSwitchTo(oldcxt);
+			ms->max_space = Max(ms->max_space, ms->last_mem + space);
+		}
+
+		/* what the context held before this put wrote its tuples out */
+		if (written_cxt == ms->tuple_cxt)
+		{
+			ms->peak_held = Max(ms->peak_held, written_held);
+			written_cxt = NULL;
+		}
 	}
 	ms->last_mem = mem;
 
@@ -479,6 +553,22 @@ material_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyText("Tuple Context", cxt_type, es);
 		ExplainPropertyInteger("Peak Memory Held", "kB", held_kb, es);
 	}
+}
+
+/*
+ * material_exec_takes_extra_marks
+ *		Would core's merge join give 'ps', its inner, extra marks were it
+ *		core's Material?  Yes for memprobe's node begun without
+ *		EXEC_FLAG_REWIND: ExecInitMergeJoin tests its own eflags, and its
+ *		inner receives them with no more than EXEC_FLAG_MARK added.  The
+ *		caller checks mj_SkipMarkRestore.
+ */
+bool
+material_exec_takes_extra_marks(PlanState *ps)
+{
+	return ps != NULL && IsA(ps, CustomScanState) &&
+		((CustomScanState *) ps)->methods == &material_exec_methods &&
+		(((MaterialScanState *) ps)->given_eflags & EXEC_FLAG_REWIND) == 0;
 }
 
 /*
