@@ -24,7 +24,6 @@
  */
 #include "postgres.h"
 
-#include "access/table.h"
 #include "catalog/pg_am_d.h"
 #include "catalog/pg_class_d.h"
 #include "nodes/pathnodes.h"
@@ -59,15 +58,20 @@ static const CustomPathMethods streamscan_path_methods = {
 /*
  * is_heap_relation
  *		Does the relation use the heap table access method?  The planner
- *		holds a lock on it already.
+ *		holds a lock on it and has its relcache entry built already
+ *		(get_relation_info), so this is one relcache lookup; the planner
+ *		keeps no note of the access method itself.
  */
 static bool
 is_heap_relation(Oid relid)
 {
-	Relation	rel = table_open(relid, NoLock);
-	bool		heap = rel->rd_rel->relam == HEAP_TABLE_AM_OID;
+	Relation	rel = RelationIdGetRelation(relid);
+	bool		heap;
 
-	table_close(rel, NoLock);
+	if (!RelationIsValid(rel))
+		elog(ERROR, "could not open relation with OID %u", relid);
+	heap = rel->rd_rel->relam == HEAP_TABLE_AM_OID;
+	RelationClose(rel);
 	return heap;
 }
 

@@ -161,7 +161,13 @@ streamscan_begin(CustomScanState *node, EState *estate, int eflags)
 {
 	StreamScanState *s = (StreamScanState *) node;
 	Scan	   *scan = (Scan *) node->ss.ps.plan;
-	bool		has_subplans = contain_subplans((Node *) scan->plan.qual);
+
+	/*
+	 * ExecInitCustomScan has compiled the qual and the projection, and put
+	 * the state of every SubPlan in them in the node's subPlan list: an empty
+	 * list means neither has one, with no walk of the expressions.
+	 */
+	bool		has_subplans = node->ss.ps.subPlan != NIL;
 
 	/*
 	 * 15 compiled the qual and the projection for a virtual scan slot.  They
@@ -169,7 +175,7 @@ streamscan_begin(CustomScanState *node, EState *estate, int eflags)
 	 * them: the SubPlans' states, which EXPLAIN and rescans find in the
 	 * node's subPlan list, must then be the ones that run from the start.
 	 */
-	if (has_subplans || contain_subplans((Node *) scan->plan.targetlist))
+	if (has_subplans)
 		compat_custom_scan_apply_slot_ops(node, estate, &memprobe_deform_slot_ops);
 	else
 		s->recompile = compat_custom_scan_apply_slot_ops_lazily(node, estate,
@@ -186,7 +192,8 @@ streamscan_begin(CustomScanState *node, EState *estate, int eflags)
 	 * Not when the qual has a SubPlan: the rest of the qual is compiled a
 	 * second time, and each compilation would run the subplan on its own.
 	 */
-	s->want_page_quals = streamscan_page_quals && !has_subplans;
+	s->want_page_quals = streamscan_page_quals &&
+		!(has_subplans && contain_subplans((Node *) scan->plan.qual));
 }
 
 /*
