@@ -536,7 +536,8 @@ compat_custom_scan_apply_slot_ops(CustomScanState *css, EState *estate,
 /*
  * The same as compat_custom_scan_apply_slot_ops, but only the slot now: the
  * qual and projection compiled for the virtual slot are compiled again by
- * compat_custom_scan_recompile() before the node first runs them.  Returns
+ * compat_custom_scan_recompile_projection() and _qual() before the node
+ * first runs them.  Returns
  * whether that is needed (15).  The caller makes sure neither contains a
  * SubPlan (a second compilation would leave the first one's SubPlan states
  * in the node's subPlan list).  Parents compile their expressions after this
@@ -566,17 +567,31 @@ compat_custom_scan_apply_slot_ops_lazily(CustomScanState *css, EState *estate,
 #endif
 }
 
-/* The second half of compat_custom_scan_apply_slot_ops_lazily (15). */
+/*
+ * The second half of compat_custom_scan_apply_slot_ops_lazily (15), in two
+ * parts that the caller may each leave out when it never runs that
+ * expression: the projection, then the qual.
+ */
 static inline void
-compat_custom_scan_recompile(CustomScanState *css)
+compat_custom_scan_recompile_projection(CustomScanState *css)
 {
 #if PG_VERSION_NUM < 160000
 	ScanState  *ss = &css->ss;
-	Scan	   *scan = (Scan *) ss->ps.plan;
 
 	if (ss->ps.ps_ProjInfo != NULL)
-		ExecAssignScanProjectionInfoWithVarno(ss, scan->scanrelid);
-	ss->ps.qual = ExecInitQual(scan->plan.qual, &ss->ps);
+		ExecAssignScanProjectionInfoWithVarno(ss, ((Scan *) ss->ps.plan)->scanrelid);
+#else
+	(void) css;
+#endif
+}
+
+static inline void
+compat_custom_scan_recompile_qual(CustomScanState *css)
+{
+#if PG_VERSION_NUM < 160000
+	ScanState  *ss = &css->ss;
+
+	ss->ps.qual = ExecInitQual(((Scan *) ss->ps.plan)->plan.qual, &ss->ps);
 #else
 	(void) css;
 #endif

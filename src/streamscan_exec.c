@@ -108,6 +108,7 @@ typedef struct StreamScanState
 	 */
 	bool		prepared;		/* done? */
 	bool		recompile;		/* 15: qual and projection compiled again */
+	bool		qual_deferred;	/* 15: ... the qual only once it is needed */
 	bool		want_page_quals;	/* memprobe.streamscan_page_quals at start */
 
 	/* page-loop quals (page_quals.h), and the quals left after them */
@@ -208,9 +209,6 @@ prepare_scan(StreamScanState *s)
 	Scan	   *scan = (Scan *) node->ss.ps.plan;
 	MemoryContext oldcxt = MemoryContextSwitchTo(node->ss.ps.state->es_query_cxt);
 
-	if (s->recompile)
-		compat_custom_scan_recompile(node);
-
 	if (s->want_page_quals)
 	{
 		List	   *rest;
@@ -221,8 +219,43 @@ prepare_scan(StreamScanState *s)
 			s->rest_qual = ExecInitQual(rest, &node->ss.ps);
 	}
 
+	if (s->recompile)
+	{
+		/* count(*) never runs its projection (streamscan_exec) */
+		if (!s->empty_tlist)
+			compat_custom_scan_recompile_projection(node);
+
+		/*
+		 * With page-loop quals the whole qual runs only for rows they cannot
+		 * decide and in EvalPlanQual rechecks: compiled when first needed.
+		 */
+		if (s->page_quals == NULL)
+			compat_custom_scan_recompile_qual(node);
+		else
+		{
+			node->ss.ps.qual = NULL;
+			s->qual_deferred = true;
+		}
+	}
+
 	MemoryContextSwitchTo(oldcxt);
 	s->prepared = true;
+}
+
+/*
+ * compile_deferred_qual
+ *		The whole qual, compiled for memprobe's slot the first time it is
+ *		needed (15, with page-loop quals: see prepare_scan).
+ */
+static pg_noinline ExprState *
+compile_deferred_qual(StreamScanState *s)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(s->css.ss.ps.state->es_query_cxt);
+
+	compat_custom_scan_recompile_qual(&s->css);
+	MemoryContextSwitchTo(oldcxt);
+	s->qual_deferred = false;
+	return s->css.ss.ps.qual;
 }
 
 /*
@@ -643,7 +676,13 @@ streamscan_exec(CustomScanState *node)
 			else if (TupIsNull(slot))
 				return proj ? ExecClearTuple(proj->pi_state.resultslot) : slot;
 			else
+			{
+				/* the test tuple meets the whole qual */
+				if (unlikely(s->qual_deferred))
+					qual = compile_deferred_qual(s);
+				checkqual = qual;
 				goto check;
+			}
 		}
 
 		if (unlikely(!s->begun))
@@ -669,6 +708,9 @@ streamscan_exec(CustomScanState *node)
 					InstrCountFiltered1(node, 1);
 					continue;
 				case PAGE_QUAL_UNKNOWN:
+					if (unlikely(s->qual_deferred))
+						qual = compile_deferred_qual(s);
+					checkqual = qual;
 					break;
 			}
 			break;
