@@ -174,6 +174,23 @@ def partitions_setup(n, quick):
         VACUUM (FREEZE, ANALYZE) parts_%(n)d;""" % {"n": n}
 
 
+def partitions_workload(name, title, query, explain=True):
+    """StreamScan on vs off over partitions_setup's table: query has a %d for N."""
+    return {
+        "name": name,
+        "title": title,
+        "settings": {"shared_buffers": "256MB"},
+        "session": SERIAL,
+        "params": ([1000], [20]),
+        "param_name": "partitions",
+        "setup": partitions_setup,
+        "query": lambda n: query % n,
+        "explain": explain,
+        "variants": streamscan_variants,
+        "transactions": (lambda n: 100, lambda n: 3),
+    }
+
+
 def core_only(c):
     return [Variant("core", c["main"])]
 
@@ -286,32 +303,15 @@ WORKLOADS = [
         "variants": streamscan_variants,
         "transactions": (lambda n: 20, lambda n: 3),
     },
-    {
-        "name": "partitions_explain",
-        "title": "EXPLAIN SELECT count(*) FROM parts WHERE v = 5 over N hash partitions (100k rows "
-                 "in all): planning and executor start for every partition, nothing scanned",
-        "settings": {"shared_buffers": "256MB"},
-        "session": SERIAL,
-        "params": ([1000], [20]),
-        "param_name": "partitions",
-        "setup": partitions_setup,
-        "query": lambda n: "EXPLAIN SELECT count(*) FROM parts_%d WHERE v = 5;" % n,
-        "explain": False,
-        "variants": streamscan_variants,
-        "transactions": (lambda n: 100, lambda n: 3),
-    },
-    {
-        "name": "partitions_select",
-        "title": "The same query run: every partition's ~100 rows scanned",
-        "settings": {"shared_buffers": "256MB"},
-        "session": SERIAL,
-        "params": ([1000], [20]),
-        "param_name": "partitions",
-        "setup": partitions_setup,
-        "query": lambda n: "SELECT count(*) FROM parts_%d WHERE v = 5;" % n,
-        "variants": streamscan_variants,
-        "transactions": (lambda n: 100, lambda n: 3),
-    },
+    partitions_workload(
+        "partitions_explain",
+        "EXPLAIN SELECT count(*) FROM parts WHERE v = 5 over N hash partitions (100k rows "
+        "in all): planning and executor start for every partition, nothing scanned",
+        "EXPLAIN SELECT count(*) FROM parts_%d WHERE v = 5;", explain=False),
+    partitions_workload(
+        "partitions_select",
+        "The same query run: every partition's ~100 rows scanned",
+        "SELECT count(*) FROM parts_%d WHERE v = 5;"),
     {
         "name": "pgbench_select_only",
         "title": "pgbench -S (simple protocol, 1 client), memprobe loaded vs not loaded",

@@ -502,8 +502,9 @@ compat_test_for_old_snapshot(Snapshot snapshot, Relation rel, Page page)
  * CreateCustomScanState, makes ExecInitCustomScan create the scan slot with
  * it.  15 always makes a virtual slot and compiles the node's quals and
  * projection for it before BeginCustomScan runs; there the slot is made
- * again with our type, and quals and projection compiled again for it
- * (compat_custom_scan_apply_slot_ops, called from BeginCustomScan).
+ * again with our type (compat_custom_scan_apply_slot_ops_lazily, from
+ * BeginCustomScan), and quals and projection compiled again for it, at once
+ * (compat_custom_scan_apply_slot_ops) or when first needed.
  */
 static inline void
 compat_custom_scan_request_slot_ops(CustomScanState *css,
@@ -514,30 +515,10 @@ compat_custom_scan_request_slot_ops(CustomScanState *css,
 #endif
 }
 
-static inline void
-compat_custom_scan_apply_slot_ops(CustomScanState *css, EState *estate,
-								  const TupleTableSlotOps *ops)
-{
-#if PG_VERSION_NUM < 160000
-	ScanState  *ss = &css->ss;
-	Scan	   *scan = (Scan *) ss->ps.plan;
-
-	Assert(ss->ss_currentRelation != NULL);
-	/* the first compilation's SubPlan states never run: keep only the new ones */
-	ss->ps.subPlan = NIL;
-	ExecInitScanTupleSlot(estate, ss, RelationGetDescr(ss->ss_currentRelation), ops);
-	ExecAssignScanProjectionInfoWithVarno(ss, scan->scanrelid);
-	ss->ps.qual = ExecInitQual(scan->plan.qual, &ss->ps);
-#else
-	Assert(css->ss.ss_ScanTupleSlot->tts_ops == ops);
-#endif
-}
-
 /*
- * The same as compat_custom_scan_apply_slot_ops, but only the slot now: the
- * qual and projection compiled for the virtual slot are compiled again by
- * compat_custom_scan_recompile_projection() and _qual() before the node
- * first runs them.  Returns
+ * The slot only (15): the qual and projection compiled for the virtual slot
+ * must be compiled again by compat_custom_scan_recompile_projection() and
+ * _qual() before the node first runs them.  Returns
  * whether that is needed (15).  The caller makes sure neither contains a
  * SubPlan (a second compilation would leave the first one's SubPlan states
  * in the node's subPlan list).  Parents compile their expressions after this
@@ -595,6 +576,22 @@ compat_custom_scan_recompile_qual(CustomScanState *css)
 #else
 	(void) css;
 #endif
+}
+
+/*
+ * All of it at once, in BeginCustomScan: the slot, the projection and the
+ * qual (15); nothing to do from 16.
+ */
+static inline void
+compat_custom_scan_apply_slot_ops(CustomScanState *css, EState *estate,
+								  const TupleTableSlotOps *ops)
+{
+	if (!compat_custom_scan_apply_slot_ops_lazily(css, estate, ops))
+		return;
+	/* the first compilation's SubPlan states never run: keep only the new ones */
+	css->ss.ps.subPlan = NIL;
+	compat_custom_scan_recompile_projection(css);
+	compat_custom_scan_recompile_qual(css);
 }
 
 /* Path of a relation's main fork, segment 0, relative to the data directory (palloc'd). */
