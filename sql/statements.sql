@@ -39,7 +39,7 @@ SELECT type, kb > 1000 AS big FROM st_explain;
 SELECT query, calls, toplevel, node_peak_type,
        node_peak_bytes = (SELECT kb * 1024 FROM st_explain) AS node_peak_is_explains,
        max_exec_mem_bytes >= (SELECT kb * 1024 FROM st_explain) AS at_least_explains,
-       max_exec_mem_bytes < 3 * (SELECT kb * 1024 FROM st_explain) AS within_3x,
+       max_exec_mem_bytes - node_peak_bytes < 16 * 1024 * 1024 AS within_16mb,
        mean_exec_mem_bytes = max_exec_mem_bytes AND last_exec_mem_bytes = max_exec_mem_bytes AS one_run,
        spilled_calls, temp_bytes_written
   FROM st_view ORDER BY max_exec_mem_bytes DESC LIMIT 1;
