@@ -20,8 +20,8 @@
  *
  *	executor memory: the bytes es_query_cxt and all its children hold in
  *		blocks (MemoryContextMemAllocated(es_query_cxt, true)), sampled at
- *		the end of every ExecutorRun, after ExecutorFinish and at the start
- *		of ExecutorEnd (before any node ends and frees its memory); the
+ *		the end of every ExecutorRun and at the start of ExecutorEnd (after
+ *		ExecutorFinish, before any node ends and frees its memory); the
  *		largest sample is the execution's figure.  A lower bound of the true
  *		peak: memory freed between two samples (a hash table or sort a node
  *		reset and rebuilt, a spilling sort's memory freed before its merge)
@@ -633,14 +633,7 @@ statements_executor_finish(QueryDesc *queryDesc)
 		nesting_level--;
 	}
 	PG_END_TRY();
-
-	if (executions != NULL)
-	{
-		Execution  *e = execution_find(queryDesc);
-
-		if (e != NULL)
-			execution_sample(e);
-	}
+	/* no sample here: ExecutorEnd takes one before anything is freed */
 }
 
 static void
