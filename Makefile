@@ -23,11 +23,13 @@ OBJS = \
 	src/tuple_deform.o \
 	src/page_quals.o \
 	src/segment_map.o \
+	src/statements.o \
 	src/injection.o
 
-# One install script source; upgrade scripts are picked up by name.
+# One install script source for the current version (extension/memprobe.sql); older versions'
+# install scripts, frozen (extension/memprobe--0.1.sql), and upgrade scripts are picked up by name.
 DATA_built = $(EXTENSION)--$(EXTVERSION).sql
-DATA = $(wildcard extension/$(EXTENSION)--*--*.sql)
+DATA = $(wildcard extension/$(EXTENSION)--*.sql)
 EXTRA_CLEAN = $(EXTENSION)--$(EXTVERSION).sql
 
 PG_CPPFLAGS = -I$(srcdir)/src
@@ -68,4 +70,11 @@ installcheck-sto:
 	$(pg_isolation_regress_installcheck) --temp-config=$(srcdir)/sto.conf \
 		--temp-instance=./tmp_check_sto --outputdir=output_sto streamscan_snapshot_too_old
 
-.PHONY: installcheck-nopreload installcheck-sto
+# memprobe_statements, on a server of its own with a small memprobe.max (statements.conf), so that
+# eviction is tested and the other suites' statements do not count; then 0.1 -> 0.2 upgrade.
+installcheck-statements:
+	$(pg_regress_installcheck) --temp-config=$(srcdir)/statements.conf \
+		--temp-instance=./tmp_check_statements --outputdir=output_statements \
+		statements statements_upgrade
+
+.PHONY: installcheck-nopreload installcheck-sto installcheck-statements

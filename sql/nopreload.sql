@@ -32,4 +32,7 @@ EXPLAIN (COSTS OFF) SELECT count(*) FROM np x JOIN np y ON x.a < y.a;
 RESET enable_hashjoin;
 RESET enable_mergejoin;
 DROP TABLE np;
+-- per-statement tracking needs the preloaded library's shared memory
+SELECT * FROM memprobe_statements;
+SELECT memprobe_statements_reset();
 DROP EXTENSION memprobe;

@@ -609,4 +609,58 @@ compat_relation_main_fork_path(Relation rel)
 #endif
 }
 
+/* ------------------------------------------------------------------------
+ * Per-statement tracking (statements.c).
+ * ------------------------------------------------------------------------
+ */
+
+/*
+ * ExecutorRun_hook lost its execute_once argument in 18.  A hook is declared
+ * as  static void f(COMPAT_EXECUTOR_RUN_PARAMS)  and passes its arguments on
+ * with COMPAT_EXECUTOR_RUN_ARGS; the parameters are always named queryDesc,
+ * direction, count (and execute_once before 18).
+ */
+#if PG_VERSION_NUM >= 180000
+#define COMPAT_EXECUTOR_RUN_PARAMS \
+	QueryDesc *queryDesc, ScanDirection direction, uint64 count
+#define COMPAT_EXECUTOR_RUN_ARGS	queryDesc, direction, count
+#else
+#define COMPAT_EXECUTOR_RUN_PARAMS \
+	QueryDesc *queryDesc, ScanDirection direction, uint64 count, bool execute_once
+#define COMPAT_EXECUTOR_RUN_ARGS	queryDesc, direction, count, execute_once
+#endif
+
+/* EnableQueryId() and CleanQuerytext(): utils/queryjumble.h in 15, nodes/ from 16 */
+#if PG_VERSION_NUM >= 160000
+#include "nodes/queryjumble.h"
+#else
+#include "utils/queryjumble.h"
+#endif
+
+/*
+ * Core Material's peak storage: tuplestore_get_stats() exists from 18 (on 15
+ * and 17 memprobe's GenMaterial stands in for Material and reports its own).
+ * Returns false when there is nothing to report.
+ */
+static inline bool
+compat_material_state_peak(MaterialState *node, int64 *bytes, bool *spilled)
+{
+#if PG_VERSION_NUM >= 180000
+	char	   *type;
+	int64		space;
+
+	if (node->tuplestorestate == NULL)
+		return false;
+	tuplestore_get_stats(node->tuplestorestate, &type, &space);
+	*bytes = space;
+	*spilled = strcmp(type, "Disk") == 0;
+	return true;
+#else
+	(void) node;
+	(void) bytes;
+	(void) spilled;
+	return false;
+#endif
+}
+
 #endif							/* MEMPROBE_COMPAT_H */

@@ -32,6 +32,7 @@ extern const CustomScanMethods material_scan_methods;
 /* material_exec.c */
 extern uint64 material_mark_only_begins;
 extern bool material_exec_takes_extra_marks(struct PlanState *ps);
+extern bool material_exec_node_peak(struct PlanState *ps, int64 *bytes, bool *spilled);
 extern void material_exec_init(void);
 
 /* material_mergejoin.c */

@@ -572,6 +572,31 @@ material_exec_takes_extra_marks(PlanState *ps)
 }
 
 /*
+ * material_exec_node_peak
+ *		If 'ps' is memprobe's Material node and built a tuplestore: the most
+ *		its storage took (PostgreSQL 18's Maximum Storage, the figure EXPLAIN
+ *		ANALYZE prints: tuple memory, or the temp file once spilled) and
+ *		whether it spilled.  Called by statements.c at ExecutorEnd, before
+ *		the node ends.
+ */
+bool
+material_exec_node_peak(PlanState *ps, int64 *bytes, bool *spilled)
+{
+	MaterialScanState *ms;
+
+	if (!IsA(ps, CustomScanState) ||
+		((CustomScanState *) ps)->methods != &material_exec_methods)
+		return false;
+	ms = (MaterialScanState *) ps;
+	material_update_stats(ms);
+	if (!ms->stored)
+		return false;
+	*bytes = ms->max_space;
+	*spilled = ms->used_disk;
+	return true;
+}
+
+/*
  * material_exec_init
  *		Register the custom scan so that copied, cached and serialized plans
  *		(parallel workers) find its methods by name.

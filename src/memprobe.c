@@ -27,6 +27,7 @@
 #include "alloc_bench.h"
 #include "injection.h"
 #include "material.h"
+#include "statements.h"
 #include "streamscan.h"
 
 PG_MODULE_MAGIC;
@@ -40,6 +41,7 @@ _PG_init(void)
 	alloc_bench_init();
 	material_init();
 	streamscan_init();
+	statements_init();
 
 	MarkGUCPrefixReserved("memprobe");
 
@@ -48,4 +50,5 @@ _PG_init(void)
 
 	material_install_hooks();
 	streamscan_install_hooks();
+	statements_install_hooks();
 }

@@ -1,0 +1,173 @@
+--
+-- memprobe_statements: executor memory per statement.  Run by
+-- `make installcheck-statements` on a server of its own (statements.conf:
+-- memprobe.max = 100, no parallel workers, no JIT).
+--
+CREATE EXTENSION memprobe;
+SHOW memprobe.track;
+SHOW memprobe.max;
+SHOW memprobe.query_text_bytes;
+
+CREATE TABLE st_big AS SELECT g AS a, md5(g::text) AS b FROM generate_series(1, 100000) g;
+CREATE TABLE st_small AS SELECT g AS a FROM generate_series(1, 1000) g;
+ANALYZE st_big, st_small;
+
+-- the Sort node's Sort Space Used (kB) and type, as EXPLAIN ANALYZE reports them
+CREATE FUNCTION st_sort_space(q text, OUT kb int8, OUT type text) LANGUAGE plpgsql AS $$
+DECLARE
+  plan json;
+BEGIN
+  EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, FORMAT JSON) ' || q INTO plan;
+  -- Limit -> Sort
+  kb := (plan -> 0 -> 'Plan' -> 'Plans' -> 0 ->> 'Sort Space Used')::int8;
+  type := plan -> 0 -> 'Plan' -> 'Plans' -> 0 ->> 'Sort Space Type';
+END $$;
+
+-- the entries, without the statements of this file that read them
+CREATE VIEW st_view AS SELECT * FROM memprobe_statements
+ WHERE query !~ '(memprobe_statements|st_view)';
+
+SELECT memprobe_statements_reset();
+
+-- A big in-memory sort ranks first; its executor memory is at least what EXPLAIN ANALYZE reports
+-- for the Sort, whose figure is the entry's node peak exactly.
+SET work_mem = '64MB';
+SELECT b FROM st_big ORDER BY b OFFSET 99999;
+SELECT avg(a) FROM st_small;
+SELECT * INTO TEMP st_explain FROM st_sort_space('SELECT b FROM st_big ORDER BY b OFFSET 99999');
+SELECT type, kb > 1000 AS big FROM st_explain;
+SELECT query, calls, toplevel, node_peak_type,
+       node_peak_bytes = (SELECT kb * 1024 FROM st_explain) AS node_peak_is_explains,
+       max_exec_mem_bytes >= (SELECT kb * 1024 FROM st_explain) AS at_least_explains,
+       max_exec_mem_bytes - node_peak_bytes < 16 * 1024 * 1024 AS within_16mb,
+       mean_exec_mem_bytes = max_exec_mem_bytes AND last_exec_mem_bytes = max_exec_mem_bytes AS one_run,
+       spilled_calls, temp_bytes_written
+  FROM st_view ORDER BY max_exec_mem_bytes DESC LIMIT 1;
+-- the join with pg_stat_statements' key: queryid is the core query id
+SELECT count(DISTINCT queryid) = count(*) AS distinct_ids, bool_and(queryid <> 0) AS nonzero,
+       bool_and(dbid = (SELECT oid FROM pg_database WHERE datname = current_database())) AS this_db
+  FROM st_view;
+
+-- A spilling sort: temp bytes written and one spilled execution (the node peak stays the in-memory
+-- run's: a sort on disk reports no memory figure).
+SET work_mem = '64kB';
+SELECT b FROM st_big ORDER BY b OFFSET 99999;
+RESET work_mem;
+SELECT calls, spilled_calls, temp_bytes_written > 1000000 AS wrote_temp, node_peak_type
+  FROM st_view WHERE query = 'SELECT b FROM st_big ORDER BY b OFFSET 99999';
+
+-- A hash join's Hash node and a hash aggregate report their peaks.
+SET work_mem = '64MB';
+SELECT count(*) FROM st_big x JOIN st_small y ON x.a = y.a;
+SELECT count(*) FROM (SELECT a, count(*) FROM st_big GROUP BY a) s;
+RESET work_mem;
+SELECT query, node_peak_type, node_peak_bytes > 0 AS has_peak, spilled_calls
+  FROM st_view
+ WHERE query LIKE '%JOIN st_small%' OR query LIKE '%GROUP BY a%' ORDER BY query;
+
+-- PL/pgSQL: the nested statement appears with track = all, and not with top.
+CREATE FUNCTION st_nested() RETURNS int8 LANGUAGE plpgsql AS $$
+DECLARE n int8;
+BEGIN
+  SELECT sum(a) INTO n FROM st_small WHERE a > 500;
+  RETURN n;
+END $$;
+SELECT st_nested();
+SELECT count(*) AS nested_with_top FROM st_view WHERE query LIKE '%st_small WHERE a > 500%';
+SET memprobe.track = 'all';
+SELECT st_nested();
+SELECT st_nested();
+RESET memprobe.track;
+SELECT query, calls, toplevel FROM st_view
+ WHERE query LIKE '%st_small WHERE a > 500%' OR query LIKE 'SELECT st_nested()%' ORDER BY query, toplevel;
+-- track = none: nothing new counted
+SET memprobe.track = 'none';
+SELECT st_nested();
+RESET memprobe.track;
+SELECT calls FROM st_view WHERE query = 'SELECT st_nested()' AND toplevel;
+
+-- Prepared statements count once per execution, as top-level statements.
+PREPARE st_prep(int) AS SELECT count(*) FROM st_small WHERE a > $1;
+EXECUTE st_prep(1);
+EXECUTE st_prep(2);
+EXECUTE st_prep(3);
+SELECT query, calls, toplevel FROM st_view WHERE query LIKE 'PREPARE st_prep%';
+DEALLOCATE st_prep;
+
+-- Errors and cancels leave the table consistent: other statements' calls unchanged, and the
+-- nesting level reset, so a later top-level statement is still counted as top-level.
+CREATE FUNCTION st_fail() RETURNS int8 LANGUAGE plpgsql AS $$
+DECLARE n int8;
+BEGIN
+  SELECT count(*) INTO n FROM st_small WHERE 1 / (a - 7) > 0;
+  RETURN n;
+END $$;
+SELECT calls AS sort_calls_before FROM st_view
+ WHERE query = 'SELECT b FROM st_big ORDER BY b OFFSET 99999' \gset
+SELECT st_fail();
+SELECT 1 / (a - 7) FROM st_small;
+SET statement_timeout = '50ms';
+SELECT pg_sleep(5);
+RESET statement_timeout;
+SET memprobe.track = 'all';
+SELECT st_fail();
+RESET memprobe.track;
+SELECT max(a) FROM st_small;
+SELECT calls = :sort_calls_before AS sort_calls_unchanged FROM st_view
+ WHERE query = 'SELECT b FROM st_big ORDER BY b OFFSET 99999';
+SELECT query, calls, toplevel FROM st_view
+ WHERE query LIKE '%st_fail%' OR query LIKE '%pg_sleep%' OR query LIKE '%(a - 7)%'
+    OR query LIKE '%max(a)%'
+ ORDER BY query;
+
+-- Privileges as pg_stat_statements: everyone reads every row, but other roles' query texts and
+-- queryids only with pg_read_all_stats; reset is not for PUBLIC.
+CREATE ROLE memprobe_st_plain;
+CREATE ROLE memprobe_st_stats IN ROLE pg_read_all_stats;
+GRANT SELECT ON st_small TO memprobe_st_plain, memprobe_st_stats;
+SET ROLE memprobe_st_plain;
+SELECT min(a) FROM st_small;
+SELECT query, queryid IS NOT NULL AS has_queryid, count(*) > 0 AS some
+  FROM memprobe_statements
+ WHERE query LIKE '%min(a)%' OR query = '<insufficient privilege>'
+ GROUP BY 1, 2 ORDER BY 1;
+SELECT memprobe_statements_reset();
+RESET ROLE;
+SET ROLE memprobe_st_stats;
+SELECT count(*) AS hidden FROM memprobe_statements WHERE query = '<insufficient privilege>';
+RESET ROLE;
+SELECT count(*) AS hidden FROM memprobe_statements WHERE query = '<insufficient privilege>';
+
+-- Reset: only the reset call itself is left.
+SELECT memprobe_statements_reset();
+SELECT query, calls FROM memprobe_statements;
+
+-- Eviction: with memprobe.max = 100, 150 distinct statements leave at most 100 entries, and a
+-- much-used one survives.
+SELECT memprobe_statements_reset();
+\set ECHO none
+\o /dev/null
+SELECT 'keep' AS keep;
+SELECT 'keep' AS keep;
+SELECT 'keep' AS keep;
+SELECT 'keep' AS keep;
+SELECT 'keep' AS keep;
+SELECT 'keep' AS keep;
+SELECT 'keep' AS keep;
+SELECT 'keep' AS keep;
+SELECT 'keep' AS keep;
+SELECT 'keep' AS keep;
+SELECT format('SELECT %s', string_agg(i::text, ', ')) FROM generate_series(1, 150) n,
+       LATERAL generate_series(1, n) i GROUP BY n ORDER BY n
+\gexec
+\o
+\set ECHO all
+SELECT count(*) <= 100 AS bounded, count(*) >= 50 AS kept_many FROM memprobe_statements;
+SELECT query, calls FROM memprobe_statements WHERE query LIKE 'SELECT ''keep''%';
+SELECT count(*) AS widest_kept FROM memprobe_statements WHERE query LIKE 'SELECT 1, 2, %, 150';
+
+DROP VIEW st_view;
+DROP FUNCTION st_nested(), st_fail(), st_sort_space(text);
+DROP TABLE st_big, st_small;
+DROP ROLE memprobe_st_plain;
+DROP ROLE memprobe_st_stats;

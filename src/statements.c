@@ -1,0 +1,887 @@
+/*-------------------------------------------------------------------------
+ *
+ * statements.c
+ *	  memprobe_statements: executor memory per statement, keyed as
+ *	  pg_stat_statements keys its entries, so the two views join on queryid.
+ *
+ * Built as contrib/pg_stat_statements is (15.18, 18.6): a hash table in
+ * shared memory requested in shmem_request_hook and created in
+ * shmem_startup_hook, an LWLock guarding it (shared to update an existing
+ * entry, exclusive to add or remove entries) and a spinlock per entry for
+ * its counters; least-used entries evicted when the table is full
+ * (entry_dealloc); nesting level tracked across ExecutorRun,
+ * ExecutorFinish and ProcessUtility with PG_TRY/PG_FINALLY, so that an
+ * error leaves it right.  Entries are keyed by (userid, dbid, queryid,
+ * toplevel); a statement whose queryid is 0 is not tracked.  _PG_init
+ * calls EnableQueryId() when preloaded, as pg_stat_statements does.
+ *
+ * What one execution records (ExecutorStart to ExecutorEnd of one
+ * QueryDesc; a cursor's fetches are one execution):
+ *
+ *	executor memory: the bytes es_query_cxt and all its children hold in
+ *		blocks (MemoryContextMemAllocated(es_query_cxt, true)), sampled at
+ *		the end of every ExecutorRun and at the start of ExecutorEnd (after
+ *		ExecutorFinish, before any node ends and frees its memory); the
+ *		largest sample is the execution's figure.  A lower bound of the true
+ *		peak: memory freed between two samples (a hash table or sort a node
+ *		reset and rebuilt, a spilling sort's memory freed before its merge)
+ *		is not seen, nor memory outside es_query_cxt (catalog caches, the
+ *		plan itself) nor parallel workers' own memory.
+ *	node peak: the largest peak any node of the plan recorded, as EXPLAIN
+ *		ANALYZE prints it (Sort Memory, Hash Peak Memory Usage, HashAggregate
+ *		Peak Memory Usage, Memoize Peak Memory Usage, Material Maximum
+ *		Storage), read at ExecutorEnd before the nodes end; the leader's own
+ *		nodes only.  Each node kind plugs in one function (node_peaks[]).
+ *	spilled: some node went past work_mem to disk (a disk sort, a hash join
+ *		with more than one batch, a hash aggregate that spilled, a
+ *		tuplestore on disk).
+ *	temp bytes: pgBufferUsage.temp_blks_written * BLCKSZ, from ExecutorStart
+ *		to the end of ExecutorEnd (nested statements' included).
+ *
+ * Hot path: with memprobe.track excluding a statement, the hooks test the
+ * level and move on (no allocation, no lookup).  A tracked statement costs
+ * one small palloc in its es_query_cxt, a memory context walk per sample,
+ * a plan walk at ExecutorEnd, and one hash lookup and spinlock.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "access/parallel.h"
+#include "catalog/pg_authid.h"
+#include "executor/executor.h"
+#include "executor/hashjoin.h"
+#include "executor/instrument.h"
+#include "funcapi.h"
+#include "mb/pg_wchar.h"
+#include "miscadmin.h"
+#include "nodes/execnodes.h"
+#include "nodes/nodeFuncs.h"
+#include "storage/ipc.h"
+#include "storage/lwlock.h"
+#include "storage/shmem.h"
+#include "storage/spin.h"
+#include "tcop/utility.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
+#include "utils/tuplesort.h"
+
+#include "compat.h"
+#include "material.h"
+#include "statements.h"
+
+/* memprobe.track */
+typedef enum StatementsTrack
+{
+	TRACK_NONE,
+	TRACK_TOP,
+	TRACK_ALL
+} StatementsTrack;
+
+static const struct config_enum_entry track_options[] = {
+	{"none", TRACK_NONE, false},
+	{"top", TRACK_TOP, false},
+	{"all", TRACK_ALL, false},
+	{NULL, 0, false}
+};
+
+static int	statements_track = TRACK_TOP;
+static int	statements_max = 5000;
+static int	statements_text_bytes = 1024;
+
+/* as pg_stat_statements' USAGE_DECREASE_FACTOR and USAGE_DEALLOC_PERCENT */
+#define USAGE_DECREASE_FACTOR	(0.99)
+#define USAGE_DEALLOC_PERCENT	5
+
+typedef struct StatementsKey
+{
+	Oid			userid;
+	Oid			dbid;
+	uint64		queryid;
+	bool		toplevel;
+} StatementsKey;
+
+typedef struct StatementsEntry
+{
+	StatementsKey key;			/* hash key; must be first */
+	slock_t		mutex;			/* protects the counters below */
+	int64		calls;
+	double		mem_sum;		/* for the mean */
+	int64		mem_max;
+	int64		mem_last;
+	int64		node_peak;		/* largest node peak over all executions */
+	int			node_kind;		/* its node_peaks[] index, or -1 */
+	int64		spills;			/* executions in which a node spilled */
+	int64		temp_bytes;
+	double		usage;			/* for eviction */
+	int			text_len;		/* bytes in text, set once at creation */
+	char		text[FLEXIBLE_ARRAY_MEMBER];
+} StatementsEntry;
+
+typedef struct StatementsShared
+{
+	LWLock	   *lock;			/* guards the hash table's membership */
+} StatementsShared;
+
+static StatementsShared *shared = NULL;
+static HTAB *hash = NULL;
+
+static shmem_request_hook_type prev_shmem_request = NULL;
+static shmem_startup_hook_type prev_shmem_startup = NULL;
+static ExecutorStart_hook_type prev_executor_start = NULL;
+static ExecutorRun_hook_type prev_executor_run = NULL;
+static ExecutorFinish_hook_type prev_executor_finish = NULL;
+static ExecutorEnd_hook_type prev_executor_end = NULL;
+static ProcessUtility_hook_type prev_process_utility = NULL;
+
+/* executor and utility nesting depth, as pg_stat_statements' nesting_level */
+static int	nesting_level = 0;
+
+#define TRACKED(level) \
+	(!IsParallelWorker() && \
+	 (statements_track == TRACK_ALL || \
+	  (statements_track == TRACK_TOP && (level) == 0)))
+
+/*
+ * One tracked execution in progress: allocated in its es_query_cxt and
+ * unlinked by a reset callback on that context, so an execution that errors
+ * out leaves nothing behind.
+ */
+typedef struct Execution
+{
+	QueryDesc  *query_desc;
+	struct Execution *next;
+	bool		toplevel;
+	int64		temp_blks_start;
+	int64		mem_peak;
+	MemoryContextCallback callback;
+} Execution;
+
+static Execution *executions = NULL;
+
+/* ------------------------------------------------------------------------
+ * Per-node peaks: one function per node kind.
+ * ------------------------------------------------------------------------
+ */
+
+/*
+ * Report the node's in-memory peak in *bytes (-1 if it is not known, e.g.
+ * for a sort that went to disk) and whether it spilled to disk; false if
+ * the node has nothing to report (it never ran, or is not of this kind).
+ */
+typedef bool (*NodePeakFunction) (PlanState *ps, int64 *bytes, bool *spilled);
+
+static bool
+sort_peak_from(Tuplesortstate *state, int64 *bytes, bool *spilled)
+{
+	TuplesortInstrumentation stats;
+
+	if (state == NULL)
+		return false;
+	tuplesort_get_stats(state, &stats);
+	/*
+	 * spaceUsed is in kB, as EXPLAIN prints it; once on disk tuplesort keeps
+	 * only the disk figure, so a spilled sort reports no memory peak
+	 */
+	*spilled = stats.spaceType == SORT_SPACE_TYPE_DISK;
+	*bytes = *spilled ? -1 : stats.spaceUsed * 1024;
+	return true;
+}
+
+/* Sort: tuplesort_get_stats(), as explain.c's show_sort_info */
+static bool
+sort_peak(PlanState *ps, int64 *bytes, bool *spilled)
+{
+	SortState  *node = (SortState *) ps;
+
+	if (!node->sort_Done)
+		return false;
+	return sort_peak_from((Tuplesortstate *) node->tuplesortstate, bytes, spilled);
+}
+
+/* Incremental Sort: the larger of its two sorts (both keep their maxima across resets) */
+static bool
+incremental_sort_peak(PlanState *ps, int64 *bytes, bool *spilled)
+{
+	IncrementalSortState *node = (IncrementalSortState *) ps;
+	int64		b1 = 0,
+				b2 = 0;
+	bool		s1 = false,
+				s2 = false;
+	bool		got1 = sort_peak_from(node->fullsort_state, &b1, &s1);
+	bool		got2 = sort_peak_from(node->prefixsort_state, &b2, &s2);
+
+	if (!got1)
+		b1 = -1;
+	if (!got2)
+		b2 = -1;
+
+	*bytes = Max(b1, b2);
+	*spilled = s1 || s2;
+	return got1 || got2;
+}
+
+/* Hash: the hash table's spacePeak, as show_hash_info; more than one batch spilled */
+static bool
+hash_peak(PlanState *ps, int64 *bytes, bool *spilled)
+{
+	HashState  *node = (HashState *) ps;
+
+	if (node->hashtable != NULL)
+	{
+		*bytes = node->hashtable->spacePeak;
+		*spilled = node->hashtable->nbatch > 1;
+		return true;
+	}
+	if (node->hinstrument != NULL)
+	{
+		*bytes = node->hinstrument->space_peak;
+		*spilled = node->hinstrument->nbatch > 1;
+		return true;
+	}
+	return false;
+}
+
+/* hashed (and mixed) Agg: hash_mem_peak, as show_hashagg_info */
+static bool
+agg_peak(PlanState *ps, int64 *bytes, bool *spilled)
+{
+	AggState   *node = (AggState *) ps;
+
+	if (node->aggstrategy != AGG_HASHED && node->aggstrategy != AGG_MIXED)
+		return false;
+	*bytes = node->hash_mem_peak;
+	*spilled = node->hash_disk_used > 0 || node->hash_batches_used > 1;
+	return true;
+}
+
+/* Memoize: mem_peak, or mem_used when nothing was ever evicted (show_memoize_info) */
+static bool
+memoize_peak(PlanState *ps, int64 *bytes, bool *spilled)
+{
+	MemoizeState *node = (MemoizeState *) ps;
+
+	*bytes = Max(node->stats.mem_peak, node->mem_used);
+	*spilled = false;
+	return true;
+}
+
+/* core Material (tuplestore_get_stats, 18 only) */
+static bool
+material_peak(PlanState *ps, int64 *bytes, bool *spilled)
+{
+	if (!compat_material_state_peak((MaterialState *) ps, bytes, spilled))
+		return false;
+	if (*spilled)
+		*bytes = -1;			/* the figure is the temp file's size */
+	return true;
+}
+
+/* memprobe's Material: its Maximum Storage while in memory */
+static bool
+genmaterial_peak(PlanState *ps, int64 *bytes, bool *spilled)
+{
+	if (!material_exec_node_peak(ps, bytes, spilled))
+		return false;
+	if (*spilled)
+		*bytes = -1;			/* the figure is the temp file's size */
+	return true;
+}
+
+typedef struct NodePeakKind
+{
+	NodeTag		tag;			/* the PlanState's tag */
+	const char *name;			/* shown in memprobe_statements.node_peak_type */
+	NodePeakFunction peak;
+} NodePeakKind;
+
+/*
+ * Later nodes report here: add a row.  A custom scan's function checks that
+ * the node is its own and returns false otherwise.
+ */
+static const NodePeakKind node_peaks[] = {
+	{T_SortState, "Sort", sort_peak},
+	{T_IncrementalSortState, "Incremental Sort", incremental_sort_peak},
+	{T_HashState, "Hash", hash_peak},
+	{T_AggState, "HashAggregate", agg_peak},
+	{T_MemoizeState, "Memoize", memoize_peak},
+	{T_MaterialState, "Materialize", material_peak},
+	{T_CustomScanState, MATERIAL_CUSTOM_NAME, genmaterial_peak},
+};
+
+typedef struct NodePeakWalk
+{
+	int64		bytes;
+	int			kind;
+	bool		spilled;
+} NodePeakWalk;
+
+static bool
+node_peak_walker(PlanState *ps, void *context)
+{
+	NodePeakWalk *walk = (NodePeakWalk *) context;
+	NodeTag		tag;
+
+	if (ps == NULL)
+		return false;
+
+	tag = nodeTag(ps);
+	for (int i = 0; i < lengthof(node_peaks); i++)
+	{
+		int64		bytes = 0;
+		bool		spilled = false;
+
+		if (node_peaks[i].tag != tag || !node_peaks[i].peak(ps, &bytes, &spilled))
+			continue;
+		if (bytes >= 0 && (walk->kind < 0 || bytes > walk->bytes))
+		{
+			walk->bytes = bytes;
+			walk->kind = i;
+		}
+		walk->spilled |= spilled;
+		break;
+	}
+	return planstate_tree_walker(ps, node_peak_walker, context);
+}
+
+/* ------------------------------------------------------------------------
+ * Shared memory.
+ * ------------------------------------------------------------------------
+ */
+
+static Size
+entry_size(void)
+{
+	return MAXALIGN(offsetof(StatementsEntry, text) + statements_text_bytes + 1);
+}
+
+static void
+statements_shmem_request(void)
+{
+	if (prev_shmem_request)
+		prev_shmem_request();
+	RequestAddinShmemSpace(add_size(MAXALIGN(sizeof(StatementsShared)),
+									hash_estimate_size(statements_max, entry_size())));
+	RequestNamedLWLockTranche("memprobe_statements", 1);
+}
+
+static void
+statements_shmem_startup(void)
+{
+	bool		found;
+	HASHCTL		info;
+
+	if (prev_shmem_startup)
+		prev_shmem_startup();
+
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	shared = ShmemInitStruct("memprobe_statements", sizeof(StatementsShared), &found);
+	if (!found)
+		shared->lock = &(GetNamedLWLockTranche("memprobe_statements"))->lock;
+	info.keysize = sizeof(StatementsKey);
+	info.entrysize = entry_size();
+	hash = ShmemInitHash("memprobe_statements hash", statements_max, statements_max,
+						 &info, HASH_ELEM | HASH_BLOBS);
+	LWLockRelease(AddinShmemInitLock);
+}
+
+static int
+usage_cmp(const void *a, const void *b)
+{
+	double		l = (*(StatementsEntry *const *) a)->usage;
+	double		r = (*(StatementsEntry *const *) b)->usage;
+
+	return l < r ? -1 : (l > r ? 1 : 0);
+}
+
+/*
+ * entry_dealloc
+ *		As pg_stat_statements' entry_dealloc: decay every entry's usage and
+ *		remove the USAGE_DEALLOC_PERCENT least used (at least 10).  Caller
+ *		holds the lock exclusively.
+ */
+static void
+entry_dealloc(void)
+{
+	HASH_SEQ_STATUS seq;
+	StatementsEntry **entries;
+	StatementsEntry *entry;
+	int			n = 0;
+	int			nvictims;
+
+	entries = palloc(hash_get_num_entries(hash) * sizeof(StatementsEntry *));
+	hash_seq_init(&seq, hash);
+	while ((entry = hash_seq_search(&seq)) != NULL)
+	{
+		entries[n++] = entry;
+		entry->usage *= USAGE_DECREASE_FACTOR;
+	}
+	qsort(entries, n, sizeof(StatementsEntry *), usage_cmp);
+	nvictims = Min(n, Max(10, n * USAGE_DEALLOC_PERCENT / 100));
+	for (int i = 0; i < nvictims; i++)
+		hash_search(hash, &entries[i]->key, HASH_REMOVE, NULL);
+	pfree(entries);
+}
+
+/*
+ * entry_alloc
+ *		Add an entry with zeroed counters and the statement's text, making
+ *		room first if the table is full.  Caller holds the lock exclusively.
+ */
+static StatementsEntry *
+entry_alloc(StatementsKey *key, const char *text, int text_len)
+{
+	StatementsEntry *entry;
+	bool		found;
+
+	while (hash_get_num_entries(hash) >= statements_max)
+		entry_dealloc();
+
+	entry = hash_search(hash, key, HASH_ENTER, &found);
+	if (!found)
+	{
+		memset((char *) entry + sizeof(StatementsKey), 0,
+			   offsetof(StatementsEntry, text) - sizeof(StatementsKey));
+		SpinLockInit(&entry->mutex);
+		entry->node_kind = -1;
+		entry->usage = 1.0;
+		memcpy(entry->text, text, text_len);
+		entry->text[text_len] = '\0';
+		entry->text_len = text_len;
+	}
+	return entry;
+}
+
+/*
+ * statement_text
+ *		The statement's own text within its source string (CleanQuerytext, as
+ *		pg_stat_statements), cut to memprobe.query_text_bytes on a character
+ *		boundary.
+ */
+static const char *
+statement_text(QueryDesc *queryDesc, int *len)
+{
+	const char *text = queryDesc->sourceText;
+	int			location = queryDesc->plannedstmt->stmt_location;
+	int			length = queryDesc->plannedstmt->stmt_len;
+
+	if (text == NULL)
+	{
+		*len = 0;
+		return "";
+	}
+	text = CleanQuerytext(text, &location, &length);
+	*len = length > statements_text_bytes ?
+		pg_mbcliplen(text, length, statements_text_bytes) : length;
+	return text;
+}
+
+/* Fold one execution's figures into its entry, creating it if needed. */
+static void
+store(QueryDesc *queryDesc, bool toplevel, int64 mem, NodePeakWalk *walk,
+	  int64 temp_bytes)
+{
+	StatementsKey key;
+	StatementsEntry *entry;
+
+	memset(&key, 0, sizeof(key));
+	key.userid = GetUserId();
+	key.dbid = MyDatabaseId;
+	key.queryid = queryDesc->plannedstmt->queryId;
+	key.toplevel = toplevel;
+
+	LWLockAcquire(shared->lock, LW_SHARED);
+	entry = hash_search(hash, &key, HASH_FIND, NULL);
+	if (entry == NULL)
+	{
+		const char *text;
+		int			text_len;
+
+		LWLockRelease(shared->lock);
+		text = statement_text(queryDesc, &text_len);
+		LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+		entry = entry_alloc(&key, text, text_len);
+	}
+
+	SpinLockAcquire(&entry->mutex);
+	entry->calls++;
+	entry->usage += 1.0;
+	entry->mem_sum += (double) mem;
+	entry->mem_max = Max(entry->mem_max, mem);
+	entry->mem_last = mem;
+	if (walk->kind >= 0 && (entry->node_kind < 0 || walk->bytes > entry->node_peak))
+	{
+		entry->node_peak = walk->bytes;
+		entry->node_kind = walk->kind;
+	}
+	if (walk->spilled)
+		entry->spills++;
+	entry->temp_bytes += temp_bytes;
+	SpinLockRelease(&entry->mutex);
+
+	LWLockRelease(shared->lock);
+}
+
+/* ------------------------------------------------------------------------
+ * Executor hooks.
+ * ------------------------------------------------------------------------
+ */
+
+static void
+execution_forget(void *arg)
+{
+	Execution  *done = (Execution *) arg;
+
+	for (Execution **p = &executions; *p != NULL; p = &(*p)->next)
+	{
+		if (*p == done)
+		{
+			*p = done->next;
+			return;
+		}
+	}
+}
+
+static inline Execution *
+execution_find(QueryDesc *queryDesc)
+{
+	for (Execution *e = executions; e != NULL; e = e->next)
+		if (e->query_desc == queryDesc)
+			return e;
+	return NULL;
+}
+
+static inline void
+execution_sample(Execution *e)
+{
+	int64		held = (int64) MemoryContextMemAllocated(e->query_desc->estate->es_query_cxt, true);
+
+	e->mem_peak = Max(e->mem_peak, held);
+}
+
+static void
+statements_executor_start(QueryDesc *queryDesc, int eflags)
+{
+	if (prev_executor_start)
+		prev_executor_start(queryDesc, eflags);
+	else
+		standard_ExecutorStart(queryDesc, eflags);
+
+	if (TRACKED(nesting_level) &&
+		queryDesc->plannedstmt->queryId != UINT64CONST(0) &&
+		(eflags & EXEC_FLAG_EXPLAIN_ONLY) == 0)
+	{
+		MemoryContext cxt = queryDesc->estate->es_query_cxt;
+		Execution  *e = MemoryContextAlloc(cxt, sizeof(Execution));
+
+		e->query_desc = queryDesc;
+		e->toplevel = nesting_level == 0;
+		e->temp_blks_start = pgBufferUsage.temp_blks_written;
+		e->mem_peak = 0;
+		e->callback.func = execution_forget;
+		e->callback.arg = e;
+		MemoryContextRegisterResetCallback(cxt, &e->callback);
+		e->next = executions;
+		executions = e;
+	}
+}
+
+static void
+statements_executor_run(COMPAT_EXECUTOR_RUN_PARAMS)
+{
+	nesting_level++;
+	PG_TRY();
+	{
+		if (prev_executor_run)
+			prev_executor_run(COMPAT_EXECUTOR_RUN_ARGS);
+		else
+			standard_ExecutorRun(COMPAT_EXECUTOR_RUN_ARGS);
+	}
+	PG_FINALLY();
+	{
+		nesting_level--;
+	}
+	PG_END_TRY();
+
+	if (executions != NULL)
+	{
+		Execution  *e = execution_find(queryDesc);
+
+		if (e != NULL)
+			execution_sample(e);
+	}
+}
+
+static void
+statements_executor_finish(QueryDesc *queryDesc)
+{
+	nesting_level++;
+	PG_TRY();
+	{
+		if (prev_executor_finish)
+			prev_executor_finish(queryDesc);
+		else
+			standard_ExecutorFinish(queryDesc);
+	}
+	PG_FINALLY();
+	{
+		nesting_level--;
+	}
+	PG_END_TRY();
+	/* no sample here: ExecutorEnd takes one before anything is freed */
+}
+
+static void
+statements_executor_end(QueryDesc *queryDesc)
+{
+	Execution  *e = executions != NULL ? execution_find(queryDesc) : NULL;
+	NodePeakWalk walk = {0, -1, false};
+	bool		toplevel = false;
+	int64		mem = 0;
+	int64		temp_blks_start = 0;
+
+	if (e != NULL)
+	{
+		/* before any node ends: e itself goes with es_query_cxt */
+		execution_sample(e);
+		if (queryDesc->planstate != NULL)
+			(void) node_peak_walker(queryDesc->planstate, &walk);
+		toplevel = e->toplevel;
+		mem = e->mem_peak;
+		temp_blks_start = e->temp_blks_start;
+	}
+
+	if (prev_executor_end)
+		prev_executor_end(queryDesc);
+	else
+		standard_ExecutorEnd(queryDesc);
+
+	if (e != NULL)
+		store(queryDesc, toplevel, mem, &walk,
+			  (pgBufferUsage.temp_blks_written - temp_blks_start) * (int64) BLCKSZ);
+}
+
+/*
+ * Statements run by a utility statement (DO, CALL, EXPLAIN ANALYZE, DECLARE
+ * CURSOR, CREATE TABLE AS...) are nested, as pg_stat_statements counts them
+ * (with pg_stat_statements.track_utility on, its default).  EXECUTE,
+ * PREPARE and DEALLOCATE are not a level: an EXECUTE's statement is
+ * top-level, as pg_stat_statements' PGSS_HANDLED_UTILITY decides.
+ */
+static void
+statements_process_utility(PlannedStmt *pstmt, const char *queryString,
+						   bool readOnlyTree, ProcessUtilityContext context,
+						   ParamListInfo params, QueryEnvironment *queryEnv,
+						   DestReceiver *dest, QueryCompletion *qc)
+{
+	Node	   *parsetree = pstmt->utilityStmt;
+
+	if (IsA(parsetree, ExecuteStmt) || IsA(parsetree, PrepareStmt) ||
+		IsA(parsetree, DeallocateStmt))
+	{
+		if (prev_process_utility)
+			prev_process_utility(pstmt, queryString, readOnlyTree, context,
+								 params, queryEnv, dest, qc);
+		else
+			standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
+									params, queryEnv, dest, qc);
+		return;
+	}
+
+	nesting_level++;
+	PG_TRY();
+	{
+		if (prev_process_utility)
+			prev_process_utility(pstmt, queryString, readOnlyTree, context,
+								 params, queryEnv, dest, qc);
+		else
+			standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
+									params, queryEnv, dest, qc);
+	}
+	PG_FINALLY();
+	{
+		nesting_level--;
+	}
+	PG_END_TRY();
+}
+
+/* ------------------------------------------------------------------------
+ * SQL functions.
+ * ------------------------------------------------------------------------
+ */
+
+static void
+require_preloaded(void)
+{
+	if (shared == NULL || hash == NULL)
+		ereport(ERROR,
+				errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				errmsg("memprobe must be loaded via \"shared_preload_libraries\" to track statements"),
+				errhint("Add memprobe to shared_preload_libraries and restart the server."));
+}
+
+PG_FUNCTION_INFO_V1(memprobe_statements);
+PG_FUNCTION_INFO_V1(memprobe_statements_reset);
+
+#define STATEMENTS_COLS 13
+
+/*
+ * memprobe_statements
+ *		SQL SRF: one row per entry.  As pg_stat_statements: every role sees
+ *		every row's figures, but the queryid and text only of its own
+ *		statements unless it has the privileges of pg_read_all_stats
+ *		(superusers do).
+ */
+Datum
+memprobe_statements(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Oid			userid = GetUserId();
+	bool		see_all = has_privs_of_role(userid, ROLE_PG_READ_ALL_STATS);
+	HASH_SEQ_STATUS seq;
+	StatementsEntry *entry;
+
+	require_preloaded();
+	InitMaterializedSRF(fcinfo, 0);
+
+	LWLockAcquire(shared->lock, LW_SHARED);
+	hash_seq_init(&seq, hash);
+	while ((entry = hash_seq_search(&seq)) != NULL)
+	{
+		Datum		values[STATEMENTS_COLS];
+		bool		nulls[STATEMENTS_COLS];
+		StatementsEntry c;
+		int			i = 0;
+
+		memset(nulls, 0, sizeof(nulls));
+		SpinLockAcquire(&entry->mutex);
+		memcpy(&c, entry, offsetof(StatementsEntry, text));
+		SpinLockRelease(&entry->mutex);
+
+		values[i++] = ObjectIdGetDatum(c.key.userid);
+		values[i++] = ObjectIdGetDatum(c.key.dbid);
+		values[i++] = BoolGetDatum(c.key.toplevel);
+		if (see_all || c.key.userid == userid)
+		{
+			values[i++] = Int64GetDatum((int64) c.key.queryid);
+			values[i++] = CStringGetTextDatum(entry->text);
+		}
+		else
+		{
+			nulls[i++] = true;
+			values[i++] = CStringGetTextDatum("<insufficient privilege>");
+		}
+		values[i++] = Int64GetDatum(c.calls);
+		values[i++] = Int64GetDatum(c.mem_max);
+		values[i++] = Float8GetDatum(c.calls > 0 ? c.mem_sum / c.calls : 0.0);
+		values[i++] = Int64GetDatum(c.mem_last);
+		if (c.node_kind >= 0)
+		{
+			values[i++] = Int64GetDatum(c.node_peak);
+			values[i++] = CStringGetTextDatum(node_peaks[c.node_kind].name);
+		}
+		else
+		{
+			nulls[i++] = true;
+			nulls[i++] = true;
+		}
+		values[i++] = Int64GetDatum(c.spills);
+		values[i++] = Int64GetDatum(c.temp_bytes);
+		Assert(i == STATEMENTS_COLS);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	LWLockRelease(shared->lock);
+
+	return (Datum) 0;
+}
+
+/*
+ * memprobe_statements_reset
+ *		Remove every entry (not executable by PUBLIC).
+ */
+Datum
+memprobe_statements_reset(PG_FUNCTION_ARGS)
+{
+	HASH_SEQ_STATUS seq;
+	StatementsEntry *entry;
+
+	require_preloaded();
+	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+	hash_seq_init(&seq, hash);
+	while ((entry = hash_seq_search(&seq)) != NULL)
+		hash_search(hash, &entry->key, HASH_REMOVE, NULL);
+	LWLockRelease(shared->lock);
+	PG_RETURN_VOID();
+}
+
+/* ------------------------------------------------------------------------
+ * Setup.
+ * ------------------------------------------------------------------------
+ */
+
+/*
+ * statements_init
+ *		Define the settings (always, so configuration naming them is valid
+ *		whether or not memprobe is preloaded).
+ */
+void
+statements_init(void)
+{
+	/*
+	 * The two sizes fix the shared memory, so they are PGC_POSTMASTER when
+	 * preloaded.  A library loaded later cannot define a PGC_POSTMASTER
+	 * setting (guc.c refuses after startup): there they are PGC_SIGHUP,
+	 * readable and changed by nothing, as tracking is off anyway.
+	 */
+	GucContext	size_context = process_shared_preload_libraries_in_progress ?
+		PGC_POSTMASTER : PGC_SIGHUP;
+
+	DefineCustomEnumVariable("memprobe.track",
+							 "Which statements memprobe_statements tracks.",
+							 "top: statements issued by clients; all: also statements run inside "
+							 "functions and procedures; none: no tracking.",
+							 &statements_track, TRACK_TOP, track_options,
+							 PGC_SUSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("memprobe.max",
+							"Most statements memprobe_statements keeps.",
+							"The least used are evicted when the table is full.",
+							&statements_max, 5000, 100, INT_MAX / 2,
+							size_context, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("memprobe.query_text_bytes",
+							"Bytes of each statement's text memprobe_statements keeps.",
+							"Texts are cut there, on a character boundary; each entry reserves "
+							"this much shared memory.",
+							&statements_text_bytes, 1024, 0, 1024 * 1024,
+							size_context, GUC_UNIT_BYTE, NULL, NULL, NULL);
+}
+
+/*
+ * statements_install_hooks
+ *		Request shared memory, compute query ids and install the executor
+ *		hooks (called only when memprobe is preloaded).
+ */
+void
+statements_install_hooks(void)
+{
+	EnableQueryId();
+
+	prev_shmem_request = shmem_request_hook;
+	shmem_request_hook = statements_shmem_request;
+	prev_shmem_startup = shmem_startup_hook;
+	shmem_startup_hook = statements_shmem_startup;
+	prev_executor_start = ExecutorStart_hook;
+	ExecutorStart_hook = statements_executor_start;
+	prev_executor_run = ExecutorRun_hook;
+	ExecutorRun_hook = statements_executor_run;
+	prev_executor_finish = ExecutorFinish_hook;
+	ExecutorFinish_hook = statements_executor_finish;
+	prev_executor_end = ExecutorEnd_hook;
+	ExecutorEnd_hook = statements_executor_end;
+	prev_process_utility = ProcessUtility_hook;
+	ProcessUtility_hook = statements_process_utility;
+}
