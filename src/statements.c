@@ -13,7 +13,8 @@
  * ExecutorFinish and ProcessUtility with PG_TRY/PG_FINALLY, so that an
  * error leaves it right.  Entries are keyed by (userid, dbid, queryid,
  * toplevel); a statement whose queryid is 0 is not tracked.  _PG_init
- * calls EnableQueryId() when preloaded, as pg_stat_statements does.
+ * calls EnableQueryId() when preloaded, as pg_stat_statements does, unless
+ * the server starts with memprobe.track = none.
  *
  * What one execution records (ExecutorStart to ExecutorEnd of one
  * QueryDesc; a cursor's fetches are one execution):
@@ -868,7 +869,17 @@ statements_init(void)
 void
 statements_install_hooks(void)
 {
-	EnableQueryId();
+	/*
+	 * Query ids cost every statement its jumbling (2.8% of a pgbench -S
+	 * statement's instructions here: README, bench/RESULTS.md).  A server
+	 * started with memprobe.track = none does not ask for them, so that
+	 * turning tracking off really costs nothing; memprobe_statements then
+	 * counts only statements that get a query id from elsewhere
+	 * (compute_query_id = on, pg_stat_statements) once track is set later.
+	 * The value read here is the one from the configuration at start.
+	 */
+	if (statements_track != TRACK_NONE)
+		EnableQueryId();
 
 	prev_shmem_request = shmem_request_hook;
 	shmem_request_hook = statements_shmem_request;
