@@ -667,6 +667,21 @@ statements_executor_end(QueryDesc *queryDesc)
 			  (pgBufferUsage.temp_blks_written - temp_blks_start) * (int64) BLCKSZ);
 }
 
+/* The next ProcessUtility in the chain, or core's. */
+static void
+run_process_utility(PlannedStmt *pstmt, const char *queryString,
+					bool readOnlyTree, ProcessUtilityContext context,
+					ParamListInfo params, QueryEnvironment *queryEnv,
+					DestReceiver *dest, QueryCompletion *qc)
+{
+	if (prev_process_utility)
+		prev_process_utility(pstmt, queryString, readOnlyTree, context,
+							 params, queryEnv, dest, qc);
+	else
+		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
+								params, queryEnv, dest, qc);
+}
+
 /*
  * Statements run by a utility statement (DO, CALL, EXPLAIN ANALYZE, DECLARE
  * CURSOR, CREATE TABLE AS...) are nested, as pg_stat_statements counts them
@@ -685,24 +700,16 @@ statements_process_utility(PlannedStmt *pstmt, const char *queryString,
 	if (IsA(parsetree, ExecuteStmt) || IsA(parsetree, PrepareStmt) ||
 		IsA(parsetree, DeallocateStmt))
 	{
-		if (prev_process_utility)
-			prev_process_utility(pstmt, queryString, readOnlyTree, context,
-								 params, queryEnv, dest, qc);
-		else
-			standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
-									params, queryEnv, dest, qc);
+		run_process_utility(pstmt, queryString, readOnlyTree, context,
+							params, queryEnv, dest, qc);
 		return;
 	}
 
 	nesting_level++;
 	PG_TRY();
 	{
-		if (prev_process_utility)
-			prev_process_utility(pstmt, queryString, readOnlyTree, context,
-								 params, queryEnv, dest, qc);
-		else
-			standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
-									params, queryEnv, dest, qc);
+		run_process_utility(pstmt, queryString, readOnlyTree, context,
+							params, queryEnv, dest, qc);
 	}
 	PG_FINALLY();
 	{
