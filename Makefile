@@ -24,13 +24,14 @@ OBJS = \
 	src/page_quals.o \
 	src/segment_map.o \
 	src/statements.o \
+	src/backends.o \
 	src/injection.o
 
 # One install script source for the current version (extension/memprobe.sql); older versions'
 # install scripts, frozen (extension/memprobe--0.1.sql), and upgrade scripts are picked up by name.
 DATA_built = $(EXTENSION)--$(EXTVERSION).sql
 DATA = $(wildcard extension/$(EXTENSION)--*.sql)
-EXTRA_CLEAN = $(EXTENSION)--$(EXTVERSION).sql
+EXTRA_CLEAN = $(EXTENSION)--$(EXTVERSION).sql coexist.conf
 
 PG_CPPFLAGS = -I$(srcdir)/src
 
@@ -42,7 +43,7 @@ REGRESS = setup contexts alloc_bench alloc_bench_cancel bump privileges material
 REGRESS_OPTS = --temp-config=$(srcdir)/memprobe.conf --temp-instance=./tmp_check
 
 # Concurrency specs (specs/*.spec), on a temporary preloaded server of their own.
-ISOLATION = material_epq streamscan_epq streamscan_serializable
+ISOLATION = material_epq streamscan_epq streamscan_serializable backends_idle
 ISOLATION_OPTS = --temp-config=$(srcdir)/memprobe.conf --temp-instance=./tmp_check_iso
 
 # Test builds only (scripts/test): pause points that specs use to hold a backend at an exact place
@@ -75,6 +76,19 @@ installcheck-sto:
 installcheck-statements:
 	$(pg_regress_installcheck) --temp-config=$(srcdir)/statements.conf \
 		--temp-instance=./tmp_check_statements --outputdir=output_statements \
-		statements statements_upgrade
+		statements statements_upgrade backends
 
 .PHONY: installcheck-nopreload installcheck-sto installcheck-statements
+
+# memprobe beside pg_stat_statements (and pg_stat_kcache where installed), preloaded in the order
+# COEXIST_PRELOAD gives: scripts/test runs it with memprobe first and last.  COEXIST_TESTS:
+# coexist, plus coexist_kcache when pg_stat_kcache is in the list.
+COEXIST_PRELOAD ?= pg_stat_statements, memprobe
+COEXIST_TESTS ?= coexist
+installcheck-coexist:
+	printf "shared_preload_libraries = '%s'\nmax_prepared_transactions = 0\nmax_parallel_workers_per_gather = 0\njit = off\n" \
+		"$(COEXIST_PRELOAD)" > coexist.conf
+	$(pg_regress_installcheck) --temp-config=coexist.conf \
+		--temp-instance=./tmp_check_coexist --outputdir=output_coexist $(COEXIST_TESTS)
+
+.PHONY: installcheck-coexist

@@ -324,6 +324,32 @@ WORKLOADS = [
                                Variant("not loaded", c["plain"])],
         "duration": (10, 2),
     },
+    {
+        "name": "pgbench_select_only_2c",
+        "title": "pgbench -S (simple protocol, 2 clients), memprobe loaded (memprobe.track = top, backends publishing) vs not loaded",
+        "settings": {"shared_buffers": "256MB"},
+        "session": "",
+        "params": ([10], [1]),
+        "param_name": "scale",
+        "builtin": "select-only",
+        "clients": 2,
+        "variants": lambda c: [Variant("memprobe loaded", c["main"]),
+                               Variant("not loaded", c["plain"])],
+        "duration": (10, 2),
+    },
+    {
+        "name": "pgbench_simple_update_2c",
+        "title": "pgbench -N (simple protocol, 2 clients), memprobe loaded (memprobe.track = top, backends publishing) vs not loaded",
+        "settings": {"shared_buffers": "256MB"},
+        "session": "",
+        "params": ([10], [1]),
+        "param_name": "scale",
+        "builtin": "simple-update",
+        "clients": 2,
+        "variants": lambda c: [Variant("memprobe loaded", c["main"]),
+                               Variant("not loaded", c["plain"])],
+        "duration": (10, 2),
+    },
 ]
 
 
@@ -345,7 +371,8 @@ def run_pgbench(variant, wl, param, quick, script_path):
     env = {"PGOPTIONS": session_options(wl, variant)}
     if "builtin" in wl:
         dur = wl["duration"][1 if quick else 0]
-        args = ["-n", "-b", wl["builtin"], "-c", "1", "-T", str(dur)]
+        clients = str(wl.get("clients", 1))
+        args = ["-n", "-b", wl["builtin"], "-c", clients, "-j", clients, "-T", str(dur)]
     else:
         tx = wl["transactions"][1 if quick else 0](param)
         args = ["-n", "-f", script_path, "-t", str(tx)]
@@ -794,7 +821,7 @@ def main():
     os.makedirs(outdir, exist_ok=True)
 
     clusters = {"main": Cluster(args.bindir, "main", 54991, preload=True)}
-    if any(w["name"] == "pgbench_select_only" for w in chosen):
+    if any(w["name"].startswith("pgbench_") for w in chosen):
         clusters["plain"] = Cluster(args.bindir, "plain", 54992, preload=False)
     for c in clusters.values():
         c.init()

@@ -35,4 +35,7 @@ DROP TABLE np;
 -- per-statement tracking needs the preloaded library's shared memory
 SELECT * FROM memprobe_statements;
 SELECT memprobe_statements_reset();
+-- and so does every backend's memory
+SELECT * FROM memprobe_backends;
+SELECT * FROM memprobe_backend_contexts(pg_backend_pid());
 DROP EXTENSION memprobe;

@@ -663,4 +663,19 @@ compat_material_state_peak(MaterialState *node, int64 *bytes, bool *spilled)
 #endif
 }
 
+/*
+ * This backend's PGPROC number (0 .. MaxBackends + NUM_AUXILIARY_PROCS - 1
+ * for processes that run code), or -1 before it has a PGPROC.  17 names it
+ * MyProcNumber; 15 keeps it in MyProc->pgprocno.
+ */
+static inline int
+compat_my_proc_number(void)
+{
+#if PG_VERSION_NUM >= 170000
+	return MyProcNumber == INVALID_PROC_NUMBER ? -1 : (int) MyProcNumber;
+#else
+	return MyProc != NULL ? MyProc->pgprocno : -1;
+#endif
+}
+
 #endif							/* MEMPROBE_COMPAT_H */

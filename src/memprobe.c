@@ -25,6 +25,7 @@
 #include "utils/guc.h"
 
 #include "alloc_bench.h"
+#include "backends.h"
 #include "injection.h"
 #include "material.h"
 #include "statements.h"
@@ -42,6 +43,7 @@ _PG_init(void)
 	material_init();
 	streamscan_init();
 	statements_init();
+	backends_init();
 
 	MarkGUCPrefixReserved("memprobe");
 
@@ -51,4 +53,5 @@ _PG_init(void)
 	material_install_hooks();
 	streamscan_install_hooks();
 	statements_install_hooks();
+	backends_install_hooks();
 }

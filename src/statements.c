@@ -72,6 +72,7 @@
 #include "utils/memutils.h"
 #include "utils/tuplesort.h"
 
+#include "backends.h"
 #include "compat.h"
 #include "material.h"
 #include "statements.h"
@@ -665,6 +666,10 @@ statements_executor_end(QueryDesc *queryDesc)
 	if (e != NULL)
 		store(queryDesc, toplevel, mem, &walk,
 			  (pgBufferUsage.temp_blks_written - temp_blks_start) * (int64) BLCKSZ);
+
+	/* a client's statement ended: memprobe_backends may be due */
+	if (nesting_level == 0)
+		backends_statement_end(queryDesc->plannedstmt->queryId, e != NULL ? mem : -1);
 }
 
 /* The next ProcessUtility in the chain, or core's. */
@@ -716,6 +721,9 @@ statements_process_utility(PlannedStmt *pstmt, const char *queryString,
 		nesting_level--;
 	}
 	PG_END_TRY();
+
+	if (nesting_level == 0)
+		backends_statement_end(pstmt->queryId, -1);
 }
 
 /* ------------------------------------------------------------------------

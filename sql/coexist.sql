@@ -1,0 +1,66 @@
+--
+-- memprobe next to pg_stat_statements, preloaded in either order (scripts/test runs this file
+-- twice: make installcheck-coexist COEXIST_PRELOAD='pg_stat_statements, memprobe' and
+-- 'memprobe, pg_stat_statements').  Both hook the executor and ProcessUtility and chain; the
+-- same queryid keys both, so the views join and their call counts agree.
+--
+CREATE EXTENSION pg_stat_statements;
+CREATE EXTENSION memprobe;
+CREATE TABLE co_t AS SELECT g AS a, md5(g::text) AS b FROM generate_series(1, 20000) g;
+ANALYZE co_t;
+CREATE FUNCTION co_inner(n int) RETURNS bigint LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN (SELECT count(*) FROM co_t WHERE a <= n);
+END $$;
+SELECT pg_stat_statements_reset() IS NOT NULL AS pgss_reset;
+SELECT memprobe_statements_reset();
+
+-- known statements, known numbers of times
+SELECT a FROM co_t WHERE a = 1;
+SELECT a FROM co_t WHERE a = 2;
+SELECT a FROM co_t WHERE a = 3;
+SELECT count(*) FROM co_t;
+SELECT count(*) FROM co_t;
+SET work_mem = '64MB';
+SELECT b FROM co_t ORDER BY b OFFSET 19999;
+RESET work_mem;
+PREPARE co_p(int) AS SELECT b FROM co_t WHERE a = $1;
+EXECUTE co_p(1);
+EXECUTE co_p(2);
+EXECUTE co_p(3);
+EXECUTE co_p(4);
+DEALLOCATE co_p;
+SELECT co_inner(10);
+SELECT co_inner(20);
+
+-- every executor statement pg_stat_statements saw is in memprobe_statements, with the same
+-- calls (utility statements are pg_stat_statements' alone: memprobe measures executors)
+SELECT s.query, s.calls AS pgss_calls, m.calls AS memprobe_calls, m.toplevel
+  FROM pg_stat_statements s
+  LEFT JOIN memprobe_statements m USING (userid, dbid, queryid, toplevel)
+ WHERE s.query ~ '(co_t|co_inner)' AND s.query !~* '^\s*(CREATE|ANALYZE)'
+ ORDER BY s.query;
+-- and nothing the other way round
+SELECT count(*) AS memprobe_only
+  FROM memprobe_statements m
+  LEFT JOIN pg_stat_statements s USING (userid, dbid, queryid, toplevel)
+ WHERE s.queryid IS NULL AND m.query !~ 'memprobe_statements_reset';
+-- the sort's memory, beside pg_stat_statements' figures for it
+SELECT m.node_peak_type, m.max_exec_mem_bytes > 1024 * 1024 AS big, s.rows
+  FROM pg_stat_statements s JOIN memprobe_statements m USING (userid, dbid, queryid, toplevel)
+ WHERE s.query LIKE 'SELECT b FROM co_t ORDER BY b%';
+
+-- with track = all on both, the function's inner statement is counted by both, nested
+SET pg_stat_statements.track = 'all';
+SET memprobe.track = 'all';
+SELECT co_inner(30);
+SELECT s.calls AS pgss_calls, m.calls AS memprobe_calls
+  FROM pg_stat_statements s JOIN memprobe_statements m USING (userid, dbid, queryid, toplevel)
+ WHERE NOT s.toplevel AND s.query LIKE '%count(*) FROM co_t WHERE a <= n%';
+RESET memprobe.track;
+RESET pg_stat_statements.track;
+
+DROP FUNCTION co_inner(int);
+DROP TABLE co_t;
+DROP EXTENSION memprobe;
+DROP EXTENSION pg_stat_statements;

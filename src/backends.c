@@ -1,0 +1,674 @@
+/*-------------------------------------------------------------------------
+ *
+ * backends.c
+ *	  memprobe_backends and memprobe_backend_contexts(pid): every backend's
+ *	  memory, read without signalling, waiting on or blocking anyone.
+ *
+ * Each backend publishes its own memory into its own shared-memory slot
+ * (one per PGPROC, indexed by its PGPROC number), at the end of a top-level
+ * statement, when memprobe.publish_interval has passed since it last did
+ * or when its memory changed a lot since then.  A reader copies the slots.
+ * A slot has exactly one writer, its backend, so there is no lock: the
+ * writer brackets its writes with a change counter, odd while it writes
+ * (as PgBackendStatus' st_changecount), and a reader retries its copy until
+ * it sees the same even count before and after.  The writer never waits;
+ * a reader waits only for a copy of a few kB to finish.
+ *
+ * What a publication holds:
+ *	total_bytes: the blocks of every context of the backend's tree
+ *		(MemoryContextMemAllocated(TopMemoryContext, true)), at the end of
+ *		the statement, after its executor memory was freed.
+ *	max_total_bytes: the largest total_bytes it has published; a lower bound
+ *		of the most it ever held, as memory allocated and freed between two
+ *		publications (a statement's executor memory) is not in it.
+ *	max_statement_bytes: the largest executor memory of any statement it
+ *		ran (as memprobe_statements measures it; tracked statements only).
+ *	the memprobe.publish_contexts contexts holding most blocks themselves
+ *		(children not counted), with name, ident, type and level.
+ *	the last top-level statement's queryid and executor memory.
+ *
+ * "Changed a lot": the backend's memory outside the relation, catalog and
+ * plan caches (the tree less CacheMemoryContext's descendants, which is a
+ * few dozen contexts where the whole tree is hundreds) moved by
+ * PUBLISH_CHANGE_BYTES since the last publication, or the statement's
+ * executor memory passed the largest published.  That walk, a clock read
+ * and a few comparisons are what a statement pays when nothing is due.
+ * Without it, a backend that grew and then went idle within the interval
+ * would show its old figures until its next statement.
+ *
+ * A backend clears its slot when it exits (before_shmem_exit).  Backends
+ * that have not finished a statement since they started (and processes
+ * that run none: checkpointer, autovacuum...) have no publication; the
+ * view shows them with empty figures.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/parallel.h"
+#include "catalog/pg_authid.h"
+#include "funcapi.h"
+#include "mb/pg_wchar.h"
+#include "miscadmin.h"
+#include "port/atomics.h"
+#include "storage/ipc.h"
+#include "storage/proc.h"
+#include "storage/shmem.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/memutils.h"
+#include "utils/timestamp.h"
+
+#include "backends.h"
+#include "compat.h"
+#include "context_types.h"
+
+/* memprobe.publish_interval (ms; -1: never publish) and memprobe.publish_contexts */
+static int	publish_interval_ms = 1000;
+static int	publish_contexts = 32;
+
+/* The figures memprobe_backends shows inline. */
+#define LARGEST_SHOWN		3
+
+/* A change in memory outside the caches that is published at once. */
+#define PUBLISH_CHANGE_BYTES	((int64) 1024 * 1024)
+
+#define CONTEXT_NAME_BYTES	64
+#define CONTEXT_IDENT_BYTES	64
+#define CONTEXT_TYPE_BYTES	16
+
+typedef struct PublishedContext
+{
+	char		name[CONTEXT_NAME_BYTES];
+	char		ident[CONTEXT_IDENT_BYTES];
+	char		type[CONTEXT_TYPE_BYTES];
+	char		parent[CONTEXT_NAME_BYTES];
+	int32		level;			/* 1 for TopMemoryContext, as memprobe_contexts */
+	int64		bytes;			/* its own blocks */
+} PublishedContext;
+
+typedef struct BackendSlot
+{
+	pg_atomic_uint32 changecount;	/* odd while its backend writes */
+	int32		pid;			/* 0: no publication */
+	Oid			userid;
+	TimestampTz published_at;
+	int64		total_bytes;
+	int64		max_total_bytes;
+	int64		max_statement_bytes;	/* -1: none measured */
+	int32		ncontexts;		/* contexts in its tree */
+	uint64		last_queryid;
+	int64		last_statement_bytes;	/* -1: not measured */
+	int32		nlargest;		/* entries in largest[] */
+	PublishedContext largest[FLEXIBLE_ARRAY_MEMBER];	/* most bytes first */
+} BackendSlot;
+
+/* What a reader copies for memprobe_backends: the header and LARGEST_SHOWN contexts. */
+#define SLOT_HEADER_BYTES	offsetof(BackendSlot, largest)
+#define SLOT_SHOWN_BYTES	(SLOT_HEADER_BYTES + LARGEST_SHOWN * sizeof(PublishedContext))
+
+typedef struct BackendsShared
+{
+	int			nslots;
+	int			nlargest;		/* contexts each slot keeps */
+	Size		slot_size;
+	char		slots[FLEXIBLE_ARRAY_MEMBER];
+} BackendsShared;
+
+static BackendsShared *shared = NULL;
+
+static shmem_request_hook_type prev_shmem_request = NULL;
+static shmem_startup_hook_type prev_shmem_startup = NULL;
+
+/* This backend's state. */
+static BackendSlot *my_slot = NULL;
+static TimestampTz last_published_at = 0;
+static int64 last_published_outside_caches = 0;
+static int64 max_total_seen = 0;
+static int64 max_statement_seen = -1;
+static PublishedContext *walk_buffer = NULL;	/* in TopMemoryContext */
+static uint64 last_queryid = 0;
+static int64 last_executor_bytes = -1;
+
+/* armed on TopTransactionContext when a publication saw it large */
+static MemoryContextCallback xact_memory_freed;
+static bool xact_memory_freed_armed = false;
+
+static inline int
+slot_contexts(void)
+{
+	return Max(LARGEST_SHOWN, publish_contexts);
+}
+
+static inline Size
+slot_size(void)
+{
+	return MAXALIGN(SLOT_HEADER_BYTES + slot_contexts() * sizeof(PublishedContext));
+}
+
+static inline int
+slot_count(void)
+{
+	/* every PGPROC that runs code; prepared transactions' never do */
+	return MaxBackends + NUM_AUXILIARY_PROCS;
+}
+
+static inline BackendSlot *
+slot_at(int i)
+{
+	return (BackendSlot *) (shared->slots + (Size) i * shared->slot_size);
+}
+
+/* ------------------------------------------------------------------------
+ * Shared memory.
+ * ------------------------------------------------------------------------
+ */
+
+static Size
+shared_size(void)
+{
+	return add_size(offsetof(BackendsShared, slots), mul_size(slot_count(), slot_size()));
+}
+
+static void
+backends_shmem_request(void)
+{
+	if (prev_shmem_request)
+		prev_shmem_request();
+	RequestAddinShmemSpace(shared_size());
+}
+
+static void
+backends_shmem_startup(void)
+{
+	bool		found;
+
+	if (prev_shmem_startup)
+		prev_shmem_startup();
+
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	shared = ShmemInitStruct("memprobe_backends", shared_size(), &found);
+	if (!found)
+	{
+		shared->nslots = slot_count();
+		shared->nlargest = slot_contexts();
+		shared->slot_size = slot_size();
+		for (int i = 0; i < shared->nslots; i++)
+		{
+			BackendSlot *slot = slot_at(i);
+
+			memset(slot, 0, SLOT_HEADER_BYTES);
+			pg_atomic_init_u32(&slot->changecount, 0);
+		}
+	}
+	LWLockRelease(AddinShmemInitLock);
+}
+
+/* ------------------------------------------------------------------------
+ * Writing: this backend's slot only.
+ * ------------------------------------------------------------------------
+ */
+
+static inline void
+begin_write(BackendSlot *slot)
+{
+	pg_atomic_write_u32(&slot->changecount, pg_atomic_read_u32(&slot->changecount) + 1);
+	pg_write_barrier();
+}
+
+static inline void
+end_write(BackendSlot *slot)
+{
+	pg_write_barrier();
+	pg_atomic_write_u32(&slot->changecount, pg_atomic_read_u32(&slot->changecount) + 1);
+}
+
+/* before_shmem_exit: an exited backend leaves no row behind. */
+static void
+clear_slot(int code, Datum arg)
+{
+	if (my_slot == NULL)
+		return;
+	begin_write(my_slot);
+	my_slot->pid = 0;
+	my_slot->nlargest = 0;
+	end_write(my_slot);
+	my_slot = NULL;
+}
+
+/* Copy a C string into a fixed buffer, cut on a character boundary. */
+static void
+copy_cut(char *dst, const char *src, int size)
+{
+	int			len;
+
+	if (src == NULL)
+	{
+		dst[0] = '\0';
+		return;
+	}
+	len = strnlen(src, size * 4);
+	if (len >= size)
+		len = pg_mbcliplen(src, len, size - 1);
+	memcpy(dst, src, len);
+	dst[len] = '\0';
+}
+
+/*
+ * The bytes of the tree outside CacheMemoryContext's descendants (its own
+ * blocks count): the cheap figure a statement end compares.
+ */
+static int64
+bytes_outside_caches(void)
+{
+	int64		total = 0;
+	MemoryContext c = TopMemoryContext;
+
+	for (;;)
+	{
+		total += c->mem_allocated;
+		if (c->firstchild != NULL && c != CacheMemoryContext)
+			c = c->firstchild;
+		else
+		{
+			while (c->nextchild == NULL)
+			{
+				c = c->parent;
+				if (c == NULL)
+					return total;
+			}
+			c = c->nextchild;
+		}
+	}
+}
+
+/*
+ * Walk the whole tree: the total, the number of contexts, and in largest[]
+ * the n contexts with the most blocks of their own, most first.  No
+ * allocation: largest[] is the caller's.
+ */
+static int
+walk_tree(PublishedContext *largest, int n, int64 *total, int32 *ncontexts)
+{
+	MemoryContext c = TopMemoryContext;
+	int			level = 1;
+	int			kept = 0;
+
+	*total = 0;
+	*ncontexts = 0;
+	for (;;)
+	{
+		int64		own = (int64) c->mem_allocated;
+
+		*total += own;
+		(*ncontexts)++;
+
+		if (kept < n || own > largest[kept - 1].bytes)
+		{
+			int			at = kept < n ? kept++ : n - 1;
+
+			/* insertion into the sorted array, dropping the smallest when full */
+			while (at > 0 && largest[at - 1].bytes < own)
+			{
+				largest[at] = largest[at - 1];
+				at--;
+			}
+			copy_cut(largest[at].name, c->name, CONTEXT_NAME_BYTES);
+			copy_cut(largest[at].ident, c->ident, CONTEXT_IDENT_BYTES);
+			copy_cut(largest[at].type, memprobe_context_type_name(c), CONTEXT_TYPE_BYTES);
+			copy_cut(largest[at].parent, c->parent ? c->parent->name : NULL, CONTEXT_NAME_BYTES);
+			largest[at].level = level;
+			largest[at].bytes = own;
+		}
+
+		if (c->firstchild != NULL)
+		{
+			c = c->firstchild;
+			level++;
+		}
+		else
+		{
+			while (c->nextchild == NULL)
+			{
+				c = c->parent;
+				level--;
+				if (c == NULL)
+					return kept;
+			}
+			c = c->nextchild;
+		}
+	}
+}
+
+static void publish(TimestampTz now);
+
+/*
+ * Reset callback of TopTransactionContext, armed by a publication that saw
+ * a large transaction: a COMMIT or ROLLBACK ends its statement before the
+ * transaction's memory is freed, so without this an idle backend would
+ * show the memory of the transaction it has finished.  Called once the
+ * transaction's child contexts are gone.
+ */
+static void
+publish_when_transaction_memory_freed(void *arg)
+{
+	xact_memory_freed_armed = false;
+	publish(GetCurrentTimestamp());
+}
+
+static void
+publish(TimestampTz now)
+{
+	int			slotno = compat_my_proc_number();
+	int64		total;
+	int32		ncontexts;
+	int			nlargest;
+
+	/* nothing once exiting: clear_slot has run or is about to */
+	if (proc_exit_inprogress || slotno < 0 || slotno >= shared->nslots)
+		return;
+	if (my_slot == NULL)
+	{
+		my_slot = slot_at(slotno);
+		before_shmem_exit(clear_slot, (Datum) 0);
+	}
+
+	/*
+	 * The walk fills a buffer of this backend's, so that the write bracket
+	 * covers only a copy; the buffer is made once, and a backend short of
+	 * memory then simply does not publish (a statement end must not fail).
+	 */
+	if (walk_buffer == NULL)
+	{
+		walk_buffer = MemoryContextAllocExtended(TopMemoryContext,
+												 shared->nlargest * sizeof(PublishedContext),
+												 MCXT_ALLOC_NO_OOM);
+		if (walk_buffer == NULL)
+			return;
+	}
+	nlargest = walk_tree(walk_buffer, shared->nlargest, &total, &ncontexts);
+	max_total_seen = Max(max_total_seen, total);
+
+	begin_write(my_slot);
+	my_slot->pid = MyProcPid;
+	my_slot->userid = MyProc->roleId;
+	my_slot->published_at = now;
+	my_slot->total_bytes = total;
+	my_slot->max_total_bytes = max_total_seen;
+	my_slot->max_statement_bytes = max_statement_seen;
+	my_slot->ncontexts = ncontexts;
+	my_slot->last_queryid = last_queryid;
+	my_slot->last_statement_bytes = last_executor_bytes;
+	my_slot->nlargest = nlargest;
+	memcpy(my_slot->largest, walk_buffer, nlargest * sizeof(PublishedContext));
+	end_write(my_slot);
+
+	last_published_at = now;
+	last_published_outside_caches = bytes_outside_caches();
+
+	if (!xact_memory_freed_armed && TopTransactionContext != NULL &&
+		MemoryContextMemAllocated(TopTransactionContext, true) >= PUBLISH_CHANGE_BYTES)
+	{
+		xact_memory_freed.func = publish_when_transaction_memory_freed;
+		xact_memory_freed.arg = NULL;
+		MemoryContextRegisterResetCallback(TopTransactionContext, &xact_memory_freed);
+		xact_memory_freed_armed = true;
+	}
+}
+
+void
+backends_statement_end(uint64 queryid, int64 executor_bytes)
+{
+	TimestampTz now;
+	bool		due;
+
+	if (shared == NULL || publish_interval_ms < 0 || IsParallelWorker())
+		return;
+
+	last_queryid = queryid;
+	last_executor_bytes = executor_bytes;
+	now = GetCurrentTimestamp();
+	due = TimestampDifferenceExceeds(last_published_at, now, publish_interval_ms);
+	if (executor_bytes > max_statement_seen)
+	{
+		due |= executor_bytes >= max_statement_seen + PUBLISH_CHANGE_BYTES;
+		max_statement_seen = executor_bytes;
+	}
+	if (!due)
+	{
+		int64		outside = bytes_outside_caches();
+
+		due = outside >= last_published_outside_caches + PUBLISH_CHANGE_BYTES ||
+			outside <= last_published_outside_caches - PUBLISH_CHANGE_BYTES;
+	}
+	if (due)
+		publish(now);
+}
+
+/* ------------------------------------------------------------------------
+ * Reading.
+ * ------------------------------------------------------------------------
+ */
+
+/*
+ * Copy the first 'bytes' of slot i into 'copy', as the writer left it
+ * between two publications.  False if the slot has no publication.
+ */
+static bool
+read_slot(int i, BackendSlot *copy, Size bytes)
+{
+	BackendSlot *slot = slot_at(i);
+
+	for (;;)
+	{
+		uint32		before = pg_atomic_read_u32(&slot->changecount);
+		uint32		after;
+
+		pg_read_barrier();
+		if ((before & 1) == 0)
+		{
+			memcpy((char *) copy + sizeof(pg_atomic_uint32),
+				   (char *) slot + sizeof(pg_atomic_uint32),
+				   bytes - sizeof(pg_atomic_uint32));
+			pg_read_barrier();
+			after = pg_atomic_read_u32(&slot->changecount);
+			if (after == before)
+				return copy->pid != 0;
+		}
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+static void
+require_preloaded(void)
+{
+	if (shared == NULL)
+		ereport(ERROR,
+				errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				errmsg("memprobe must be loaded via \"shared_preload_libraries\" to report other backends' memory"),
+				errhint("Add memprobe to shared_preload_libraries and restart the server."));
+}
+
+/* As pg_stat_activity: a role sees its own backends, pg_read_all_stats everyone's. */
+static inline bool
+may_see(Oid backend_user)
+{
+	Oid			me = GetUserId();
+
+	return backend_user == me || has_privs_of_role(me, backend_user) ||
+		has_privs_of_role(me, ROLE_PG_READ_ALL_STATS);
+}
+
+static Datum
+text_or_null(const char *s, bool *isnull)
+{
+	*isnull = s[0] == '\0';
+	return *isnull ? (Datum) 0 : CStringGetTextDatum(s);
+}
+
+PG_FUNCTION_INFO_V1(memprobe_backends);
+PG_FUNCTION_INFO_V1(memprobe_backend_contexts);
+
+#define BACKENDS_COLS 11
+
+/*
+ * memprobe_backends
+ *		SQL SRF: one row per published slot.  The view joins it to
+ *		pg_stat_activity for every backend's type and state.  Figures of
+ *		another role's backend only with the privileges of pg_read_all_stats.
+ */
+Datum
+memprobe_backends(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	BackendSlot *copy;
+
+	require_preloaded();
+	InitMaterializedSRF(fcinfo, 0);
+	copy = palloc(SLOT_SHOWN_BYTES);
+
+	for (int i = 0; i < shared->nslots; i++)
+	{
+		Datum		values[BACKENDS_COLS];
+		bool		nulls[BACKENDS_COLS];
+		Datum		names[LARGEST_SHOWN];
+		Datum		bytes[LARGEST_SHOWN];
+		int			shown;
+		int			c = 0;
+
+		if (!read_slot(i, copy, SLOT_SHOWN_BYTES))
+			continue;
+		memset(nulls, 0, sizeof(nulls));
+		values[c++] = Int32GetDatum(copy->pid);
+		values[c++] = ObjectIdGetDatum(copy->userid);
+		if (!may_see(copy->userid))
+		{
+			for (; c < BACKENDS_COLS; c++)
+				nulls[c] = true;
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+			continue;
+		}
+		values[c++] = Int64GetDatum(copy->total_bytes);
+		values[c++] = Int64GetDatum(copy->max_total_bytes);
+		values[c++] = Int32GetDatum(copy->ncontexts);
+		shown = Min(copy->nlargest, LARGEST_SHOWN);
+		for (int k = 0; k < shown; k++)
+		{
+			names[k] = CStringGetTextDatum(copy->largest[k].name);
+			bytes[k] = Int64GetDatum(copy->largest[k].bytes);
+		}
+		values[c++] = PointerGetDatum(construct_array(names, shown, TEXTOID, -1, false, TYPALIGN_INT));
+		values[c++] = PointerGetDatum(construct_array(bytes, shown, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+		if (copy->max_statement_bytes >= 0)
+			values[c++] = Int64GetDatum(copy->max_statement_bytes);
+		else
+			nulls[c++] = true;
+		if (copy->last_queryid != UINT64CONST(0))
+			values[c++] = Int64GetDatum((int64) copy->last_queryid);
+		else
+			nulls[c++] = true;
+		if (copy->last_statement_bytes >= 0)
+			values[c++] = Int64GetDatum(copy->last_statement_bytes);
+		else
+			nulls[c++] = true;
+		values[c++] = TimestampTzGetDatum(copy->published_at);
+		Assert(c == BACKENDS_COLS);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	pfree(copy);
+	return (Datum) 0;
+}
+
+#define CONTEXTS_COLS 6
+
+/*
+ * memprobe_backend_contexts(pid)
+ *		SQL SRF: the contexts that backend last published, most bytes first.
+ *		Nothing if it has not published; an error if the caller may not see
+ *		its figures or memprobe.publish_contexts is 0.  Idents only for
+ *		the caller's own backends or with pg_read_all_stats: a cached
+ *		plan's ident is its query text.
+ */
+Datum
+memprobe_backend_contexts(PG_FUNCTION_ARGS)
+{
+	int32		pid = PG_GETARG_INT32(0);
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	BackendSlot *copy;
+
+	require_preloaded();
+	if (publish_contexts == 0)
+		ereport(ERROR,
+				errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				errmsg("memprobe_backend_contexts() is turned off"),
+				errdetail("memprobe.publish_contexts is 0, so backends publish only their three largest contexts (see memprobe_backends)."),
+				errhint("Set memprobe.publish_contexts to the number of contexts to keep and restart the server."));
+	InitMaterializedSRF(fcinfo, 0);
+
+	copy = palloc(shared->slot_size);
+	for (int i = 0; i < shared->nslots; i++)
+	{
+		if (!read_slot(i, copy, shared->slot_size) || copy->pid != pid)
+			continue;
+		if (!may_see(copy->userid))
+			ereport(ERROR,
+					errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					errmsg("permission denied to read the memory contexts of process %d", pid),
+					errdetail("Only roles with privileges of the role of the backend or of role \"pg_read_all_stats\" may read them."));
+		for (int k = 0; k < copy->nlargest && k < publish_contexts; k++)
+		{
+			Datum		values[CONTEXTS_COLS];
+			bool		nulls[CONTEXTS_COLS];
+			PublishedContext *pc = &copy->largest[k];
+
+			memset(nulls, 0, sizeof(nulls));
+			values[0] = CStringGetTextDatum(pc->name);
+			values[1] = text_or_null(pc->ident, &nulls[1]);
+			values[2] = CStringGetTextDatum(pc->type);
+			values[3] = Int32GetDatum(pc->level);
+			values[4] = text_or_null(pc->parent, &nulls[4]);
+			values[5] = Int64GetDatum(pc->bytes);
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		}
+		break;
+	}
+	pfree(copy);
+	return (Datum) 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Setup.
+ * ------------------------------------------------------------------------
+ */
+
+void
+backends_init(void)
+{
+	/* sizes shared memory when preloaded (see statements_init) */
+	GucContext	size_context = process_shared_preload_libraries_in_progress ?
+		PGC_POSTMASTER : PGC_SIGHUP;
+
+	DefineCustomIntVariable("memprobe.publish_interval",
+							"Least time between two publications of a backend's memory to memprobe_backends.",
+							"A backend publishes at the end of a top-level statement once this much "
+							"time has passed since it last did, or sooner if its memory changed by "
+							"1MB or more; -1 turns publication off.",
+							&publish_interval_ms, 1000, -1, INT_MAX,
+							PGC_SUSET, GUC_UNIT_MS, NULL, NULL, NULL);
+	DefineCustomIntVariable("memprobe.publish_contexts",
+							"Contexts each backend publishes for memprobe_backend_contexts().",
+							"The contexts holding the most memory; 0 turns memprobe_backend_contexts() "
+							"off (memprobe_backends still shows the three largest).",
+							&publish_contexts, 32, 0, 1000,
+							size_context, 0, NULL, NULL, NULL);
+}
+
+void
+backends_install_hooks(void)
+{
+	prev_shmem_request = shmem_request_hook;
+	shmem_request_hook = backends_shmem_request;
+	prev_shmem_startup = shmem_startup_hook;
+	shmem_startup_hook = backends_shmem_startup;
+}
