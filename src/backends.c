@@ -34,7 +34,10 @@
  * executor memory passed the largest published.  That walk, a clock read
  * and a few comparisons are what a statement pays when nothing is due.
  * Without it, a backend that grew and then went idle within the interval
- * would show its old figures until its next statement.
+ * would show its old figures until its next statement.  And a publication
+ * that finds 1MB or more in the transaction's contexts arms a reset
+ * callback on TopTransactionContext, which publishes again once the
+ * transaction's memory is freed: a COMMIT's statement ends before that.
  *
  * A backend clears its slot when it exits (before_shmem_exit).  Backends
  * that have not finished a statement since they started (and processes
@@ -341,7 +344,7 @@ walk_tree(PublishedContext *largest, int n, int64 *total, int32 *ncontexts)
 	}
 }
 
-static void publish(TimestampTz now);
+static void publish(TimestampTz now, bool may_arm);
 
 /*
  * Reset callback of TopTransactionContext, armed by a publication that saw
@@ -354,11 +357,17 @@ static void
 publish_when_transaction_memory_freed(void *arg)
 {
 	xact_memory_freed_armed = false;
-	publish(GetCurrentTimestamp());
+	publish(GetCurrentTimestamp(), false);
 }
 
+/*
+ * Publish this backend's figures.  may_arm: arm the transaction-end
+ * publication if the transaction holds much; false when called from that
+ * callback, as a callback registered on a context while its callbacks run
+ * would be called in the same loop, again and again.
+ */
 static void
-publish(TimestampTz now)
+publish(TimestampTz now, bool may_arm)
 {
 	int			slotno = compat_my_proc_number();
 	int64		total;
@@ -407,7 +416,7 @@ publish(TimestampTz now)
 	last_published_at = now;
 	last_published_outside_caches = bytes_outside_caches();
 
-	if (!xact_memory_freed_armed && TopTransactionContext != NULL &&
+	if (may_arm && !xact_memory_freed_armed && TopTransactionContext != NULL &&
 		MemoryContextMemAllocated(TopTransactionContext, true) >= PUBLISH_CHANGE_BYTES)
 	{
 		xact_memory_freed.func = publish_when_transaction_memory_freed;
@@ -443,7 +452,7 @@ backends_statement_end(uint64 queryid, int64 executor_bytes)
 			outside <= last_published_outside_caches - PUBLISH_CHANGE_BYTES;
 	}
 	if (due)
-		publish(now);
+		publish(now, true);
 }
 
 /* ------------------------------------------------------------------------
