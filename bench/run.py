@@ -334,7 +334,9 @@ WORKLOADS = [
         "builtin": "select-only",
         "clients": 2,
         "variants": lambda c: [Variant("memprobe loaded", c["main"]),
-                               Variant("not loaded", c["plain"])],
+                               Variant("not loaded", c["plain"]),
+                               Variant("not loaded, compute_query_id = on", c["plain"],
+                                       "-c compute_query_id=on")],
         "duration": (10, 2),
     },
     {
@@ -347,7 +349,9 @@ WORKLOADS = [
         "builtin": "simple-update",
         "clients": 2,
         "variants": lambda c: [Variant("memprobe loaded", c["main"]),
-                               Variant("not loaded", c["plain"])],
+                               Variant("not loaded", c["plain"]),
+                               Variant("not loaded, compute_query_id = on", c["plain"],
+                                       "-c compute_query_id=on")],
         "duration": (10, 2),
     },
 ]

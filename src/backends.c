@@ -31,8 +31,9 @@
  * plan caches (the tree less CacheMemoryContext's descendants, which is a
  * few dozen contexts where the whole tree is hundreds) moved by
  * PUBLISH_CHANGE_BYTES since the last publication, or the statement's
- * executor memory passed the largest published.  That walk, a clock read
- * and a few comparisons are what a statement pays when nothing is due.
+ * executor memory passed the largest published.  That walk and a few
+ * comparisons are what a statement pays when nothing is due (the interval
+ * is counted from the statement's start time, which core has already read).
  * Without it, a backend that grew and then went idle within the interval
  * would show its old figures until its next statement.  And a publication
  * that finds 1MB or more in the transaction's contexts arms a reset
@@ -49,6 +50,7 @@
 #include "postgres.h"
 
 #include "access/parallel.h"
+#include "access/xact.h"
 #include "catalog/pg_authid.h"
 #include "funcapi.h"
 #include "mb/pg_wchar.h"
@@ -429,7 +431,6 @@ publish(TimestampTz now, bool may_arm)
 void
 backends_statement_end(uint64 queryid, int64 executor_bytes)
 {
-	TimestampTz now;
 	bool		due;
 
 	if (shared == NULL || publish_interval_ms < 0 || IsParallelWorker())
@@ -437,8 +438,15 @@ backends_statement_end(uint64 queryid, int64 executor_bytes)
 
 	last_queryid = queryid;
 	last_executor_bytes = executor_bytes;
-	now = GetCurrentTimestamp();
-	due = TimestampDifferenceExceeds(last_published_at, now, publish_interval_ms);
+
+	/*
+	 * The interval is counted from the statement's start (the time core took
+	 * when the client's message arrived), which costs no clock read: a
+	 * statement that started within the interval does not publish unless
+	 * its change is large.
+	 */
+	due = TimestampDifferenceExceeds(last_published_at, GetCurrentStatementStartTimestamp(),
+									 publish_interval_ms);
 	if (executor_bytes > max_statement_seen)
 	{
 		due |= executor_bytes >= max_statement_seen + PUBLISH_CHANGE_BYTES;
@@ -452,7 +460,7 @@ backends_statement_end(uint64 queryid, int64 executor_bytes)
 			outside <= last_published_outside_caches - PUBLISH_CHANGE_BYTES;
 	}
 	if (due)
-		publish(now, true);
+		publish(GetCurrentTimestamp(), true);
 }
 
 /* ------------------------------------------------------------------------
