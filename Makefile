@@ -25,6 +25,7 @@ OBJS = \
 	src/segment_map.o \
 	src/statements.o \
 	src/backends.o \
+	src/stores.o \
 	src/injection.o
 
 # One install script source for the current version (extension/memprobe.sql); older versions'
@@ -39,7 +40,8 @@ PG_CPPFLAGS = -I$(srcdir)/src
 # (as pg_cron does) instead of using whatever server is running.
 REGRESS = setup contexts alloc_bench alloc_bench_cancel bump privileges material material_memory material_plans \
 	material_mergejoin \
-	streamscan streamscan_types streamscan_cursors streamscan_large streamscan_page_quals streamscan_turnaround
+	streamscan streamscan_types streamscan_cursors streamscan_large streamscan_page_quals streamscan_turnaround \
+	stores
 REGRESS_OPTS = --temp-config=$(srcdir)/memprobe.conf --temp-instance=./tmp_check
 
 # Concurrency specs (specs/*.spec), on a temporary preloaded server of their own.

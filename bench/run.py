@@ -191,6 +191,16 @@ def partitions_workload(name, title, query, explain=True):
     }
 
 
+def stores_variants(c):
+    """memprobe.enable_stores on vs off on the server under test, and PostgreSQL 18's core (no
+    memprobe) when bench/run was given --core18."""
+    v = [Variant("memprobe", c["main"], "-c memprobe.enable_stores=on"),
+         Variant("core", c["main"], "-c memprobe.enable_stores=off")]
+    if "core18" in c:
+        v.append(Variant("PostgreSQL 18 core", c["core18"]))
+    return v
+
+
 def core_only(c):
     return [Variant("core", c["main"])]
 
@@ -235,8 +245,38 @@ WORKLOADS = [
             VACUUM ANALYZE winagg;""" % n,
         "query": lambda n: ("SELECT sum(l1), sum(l2) FROM (SELECT length(b) l1, "
                             "length(lag(b, 800) OVER ()) AS l2 FROM winagg LIMIT 1600) s;"),
-        "variants": core_only,
+        "variants": stores_variants,
         "transactions": (lambda n: 10, lambda n: 3),
+    },
+    {
+        "name": "cte_multi",
+        "title": "a MATERIALIZED CTE of 1KB rows read by two CTE Scans, work_mem 4MB",
+        "settings": {"shared_buffers": "256MB"},
+        "session": "-c work_mem=4MB",
+        "params": ([3000], [300]),
+        "param_name": "rows",
+        "setup": lambda n, quick: """
+            DROP TABLE IF EXISTS ctet;
+            CREATE TABLE ctet AS SELECT a, repeat('a', 1024) AS b FROM generate_series(1, %d) a;
+            VACUUM ANALYZE ctet;""" % n,
+        "query": lambda n: ("WITH c AS MATERIALIZED (SELECT a, b FROM ctet) "
+                            "SELECT (SELECT count(*) FROM c), (SELECT sum(length(b)) FROM c);"),
+        "variants": stores_variants,
+        "transactions": (lambda n: 50, lambda n: 3),
+    },
+    {
+        "name": "recursive_union",
+        "title": "WITH RECURSIVE, UNION ALL, 3 iterations of N 1KB rows each, work_mem 4MB",
+        "settings": {"shared_buffers": "256MB"},
+        "session": "-c work_mem=4MB",
+        "params": ([3000], [300]),
+        "param_name": "rows",
+        "setup": lambda n, quick: "",
+        "query": lambda n: ("WITH RECURSIVE r(i, n, b) AS (SELECT g, 1, repeat('a', 1024) "
+                            "FROM generate_series(1, %d) g UNION ALL SELECT i, n + 1, b FROM r WHERE n < 3) "
+                            "SELECT count(*), sum(length(b)) FROM r;" % n),
+        "variants": stores_variants,
+        "transactions": (lambda n: 50, lambda n: 3),
     },
     {
         "name": "seqscan_1row_per_page",
@@ -790,6 +830,7 @@ def plot(results, outdir):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bindir")
+    ap.add_argument("--core18-bindir", help="a PostgreSQL 18 build: adds its core to the store workloads")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--rounds", type=int)
     ap.add_argument("--perf", action="store_true")
@@ -825,6 +866,8 @@ def main():
     os.makedirs(outdir, exist_ok=True)
 
     clusters = {"main": Cluster(args.bindir, "main", 54991, preload=True)}
+    if args.core18_bindir and any(w.get("variants") is stores_variants for w in chosen):
+        clusters["core18"] = Cluster(args.core18_bindir, "core18", 54993, preload=False)
     if any(w["name"].startswith("pgbench_") for w in chosen):
         clusters["plain"] = Cluster(args.bindir, "plain", 54992, preload=False)
     for c in clusters.values():

@@ -29,6 +29,7 @@
 #include "injection.h"
 #include "material.h"
 #include "statements.h"
+#include "stores.h"
 #include "streamscan.h"
 
 PG_MODULE_MAGIC;
@@ -44,6 +45,7 @@ _PG_init(void)
 	streamscan_init();
 	statements_init();
 	backends_init();
+	stores_init();
 
 	MarkGUCPrefixReserved("memprobe");
 
@@ -54,4 +56,5 @@ _PG_init(void)
 	streamscan_install_hooks();
 	statements_install_hooks();
 	backends_install_hooks();
+	stores_install_hooks();
 }

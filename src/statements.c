@@ -76,6 +76,7 @@
 #include "compat.h"
 #include "material.h"
 #include "statements.h"
+#include "stores.h"
 
 /* memprobe.track */
 typedef enum StatementsTrack
@@ -314,6 +315,10 @@ static const NodePeakKind node_peaks[] = {
 	{T_MemoizeState, "Memoize", memoize_peak},
 	{T_MaterialState, "Materialize", material_peak},
 	{T_CustomScanState, MATERIAL_CUSTOM_NAME, genmaterial_peak},
+	/* their tuple stores (stores.c) */
+	{T_WindowAggState, "WindowAgg", stores_node_peak},
+	{T_RecursiveUnionState, "Recursive Union", stores_node_peak},
+	{T_CteScanState, "CTE Scan", stores_node_peak},
 };
 
 typedef struct NodePeakWalk

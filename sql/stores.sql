@@ -1,0 +1,181 @@
+--
+-- Tuple stores of WindowAgg, CTE Scan and Recursive Union in a Generation
+-- context (memprobe.enable_stores; PostgreSQL 15 and 17, a no-op on 18).
+-- Every query runs with the setting on and off and must return the same
+-- rows; the seed's window case shows the store staying in memory with it on
+-- where core's spills.
+--
+SET memprobe.enable_streamscan = off;
+SET max_parallel_workers_per_gather = 0;
+SET jit = off;
+
+CREATE TABLE sw (id int, grp int, v numeric, b text);
+INSERT INTO sw SELECT g, g % 37, (g * 7919) % 1000 / 10.0, repeat(chr(65 + g % 26), 1024)
+  FROM generate_series(1, 3000) g;
+ANALYZE sw;
+
+-- Run q with memprobe.enable_stores on and off (at work_mem wm) and compare the two results as
+-- multisets: returns the row count and whether they are the same.
+CREATE FUNCTION st_same(q text, wm text DEFAULT '4MB', OUT nrows bigint, OUT same bool)
+LANGUAGE plpgsql AS $$
+DECLARE
+  n_diff bigint;
+BEGIN
+  PERFORM set_config('work_mem', wm, true);
+  PERFORM set_config('memprobe.enable_stores', 'on', true);
+  EXECUTE 'CREATE TEMP TABLE st_on AS ' || q;
+  PERFORM set_config('memprobe.enable_stores', 'off', true);
+  EXECUTE 'CREATE TEMP TABLE st_off AS ' || q;
+  PERFORM set_config('memprobe.enable_stores', 'on', true);
+  EXECUTE 'SELECT count(*) FROM st_on' INTO nrows;
+  EXECUTE '(SELECT count(*) FROM ((TABLE st_on EXCEPT ALL TABLE st_off) UNION ALL
+                                   (TABLE st_off EXCEPT ALL TABLE st_on)) d)' INTO n_diff;
+  same := n_diff = 0 AND nrows = (SELECT count(*) FROM st_off);
+  DROP TABLE st_on, st_off;
+END $$;
+
+-- window frames with offsets, in memory (4MB) and spilling (64kB), many partitions
+SELECT * FROM st_same($$SELECT id, sum(v) OVER (PARTITION BY grp ORDER BY id ROWS BETWEEN 2 PRECEDING AND 3 FOLLOWING) FROM sw$$);
+SELECT * FROM st_same($$SELECT id, sum(v) OVER (PARTITION BY grp ORDER BY id ROWS BETWEEN 2 PRECEDING AND 3 FOLLOWING) FROM sw$$, '64kB');
+SELECT * FROM st_same($$SELECT id, count(*) OVER (ORDER BY v RANGE BETWEEN 5 PRECEDING AND 5 FOLLOWING), length(b) FROM sw$$, '64kB');
+SELECT * FROM st_same($$SELECT id, sum(id) OVER (ORDER BY v GROUPS BETWEEN 1 PRECEDING AND 1 FOLLOWING EXCLUDE CURRENT ROW) FROM sw$$, '64kB');
+SELECT * FROM st_same($$SELECT id, sum(id) OVER (ORDER BY v GROUPS BETWEEN 1 PRECEDING AND 1 FOLLOWING EXCLUDE GROUP) FROM sw$$);
+SELECT * FROM st_same($$SELECT id, sum(id) OVER (ORDER BY v RANGE BETWEEN 1 PRECEDING AND CURRENT ROW EXCLUDE TIES) FROM sw$$, '64kB');
+SELECT * FROM st_same($$SELECT id, lag(b, 800) OVER (ORDER BY id) IS NULL, lead(id, 50) OVER w, first_value(id) OVER w,
+                              last_value(id) OVER w, nth_value(id, 3) OVER w, ntile(7) OVER w, rank() OVER w
+                         FROM sw WINDOW w AS (PARTITION BY grp ORDER BY v, id ROWS BETWEEN 10 PRECEDING AND UNBOUNDED FOLLOWING)$$, '1MB');
+SELECT * FROM st_same($$SELECT id, sum(id) OVER (PARTITION BY id % 1000), avg(v) OVER () FROM sw$$, '64kB');
+-- rescans with changed parameters: a window in a LATERAL subquery
+SELECT * FROM st_same($$SELECT o.g, s.* FROM generate_series(1, 30) o(g),
+                         LATERAL (SELECT id, sum(v) OVER (ORDER BY id ROWS 3 PRECEDING) FROM sw WHERE grp = o.g) s$$, '64kB');
+
+-- CTEs: referenced several times (one store, several read pointers), rescanned in a subplan
+SELECT * FROM st_same($$WITH c AS MATERIALIZED (SELECT id, grp, b FROM sw)
+                        SELECT x.id AS x, y.id AS y, length(x.b) FROM c x JOIN c y ON x.id = y.id + 1 WHERE x.grp < 5$$, '64kB');
+SELECT * FROM st_same($$WITH c AS MATERIALIZED (SELECT id, grp FROM sw)
+                        SELECT g, (SELECT count(*) FROM c WHERE c.grp = g) FROM generate_series(1, 40) g$$);
+SELECT * FROM st_same($$WITH c AS MATERIALIZED (SELECT id, b FROM sw ORDER BY id)
+                        SELECT a.id AS a, b.id AS b FROM (SELECT id FROM c LIMIT 10) a, (SELECT id FROM c OFFSET 2990) b$$);
+
+-- recursive CTEs, UNION ALL and UNION, in memory and spilling
+SELECT * FROM st_same($$WITH RECURSIVE r(n, pad) AS (SELECT 1, repeat('x', 1024) UNION ALL SELECT n + 1, pad FROM r WHERE n < 2000)
+                        SELECT n, length(pad) FROM r$$, '64kB');
+SELECT * FROM st_same($$WITH RECURSIVE r(n, pad) AS (SELECT 1, repeat('x', 1024) UNION SELECT n % 500 + 1, pad FROM r)
+                        SELECT n FROM r$$, '64kB');
+SELECT * FROM st_same($$WITH RECURSIVE t(id, depth) AS (SELECT id, 0 FROM sw WHERE id <= 10
+                          UNION ALL SELECT sw.id, t.depth + 1 FROM t JOIN sw ON sw.id = t.id * 2 WHERE t.depth < 8)
+                        SELECT * FROM t$$);
+
+-- The seed's case, scaled: lag over 1kB rows (1044-byte tuples) at work_mem 1MB.  With stores
+-- on the store stays in memory (800 such rows fit in 1MB, trimmed as it goes); core's rounds
+-- each tuple up to a 2kB chunk, spills, and then spools the whole table to disk.  (On 18 core
+-- does what memprobe does: no spill either way.)
+CREATE VIEW st_seed AS
+  SELECT node_peak_type, spilled_calls > 0 AS spilled, temp_bytes_written > 0 AS wrote_temp,
+         node_peak_bytes BETWEEN 800 * 1044 AND 1024 * 1024 AS peak_800_rows
+    FROM memprobe_statements WHERE query LIKE 'SELECT count(l)%';
+SET work_mem = '1MB';
+SELECT memprobe_statements_reset();
+SET memprobe.enable_stores = on;
+SELECT count(l) FROM (SELECT lag(b, 800) OVER () AS l FROM sw LIMIT 1600) s;
+SELECT * FROM st_seed;
+SELECT memprobe_statements_reset();
+SET memprobe.enable_stores = off;
+SELECT count(l) FROM (SELECT lag(b, 800) OVER () AS l FROM sw LIMIT 1600) s;
+SELECT * FROM st_seed;
+RESET work_mem;
+RESET memprobe.enable_stores;
+DROP VIEW st_seed;
+
+-- CTE Scan and Recursive Union: with stores on their tuples are in the node's own context,
+-- seen from inside the query (memprobe_contexts, read by an InitPlan once the CTE has been read),
+-- and at work_mem 4MB 3000 1kB rows fit (~3.2MB), where core's take 2kB each and spill.
+CREATE VIEW st_spills AS
+  SELECT spilled_calls > 0 AS spilled FROM memprobe_statements WHERE query ~ 'FROM (c|r)\M';
+SET work_mem = '4MB';
+SELECT memprobe_statements_reset();
+WITH c AS MATERIALIZED (SELECT id, b FROM sw)
+  SELECT count(*), sum(length(b)),
+         (SELECT sum(total_bytes) FROM memprobe_contexts WHERE name = 'memprobe CTE tuples') > 3000 * 1044 AS in_cte_context
+    FROM c;
+SELECT * FROM st_spills;
+SELECT memprobe_statements_reset();
+WITH RECURSIVE r(i, n, b) AS (SELECT id, 1, b FROM sw WHERE id <= 1000 UNION ALL SELECT i, n + 1, b FROM r WHERE n < 2)
+  SELECT count(*), sum(length(b)),
+         (SELECT sum(total_bytes) FROM memprobe_contexts
+           WHERE name = 'memprobe Recursive Union tuples') > 1000 * 1044 AS in_recursive_union_context
+    FROM r;
+SELECT * FROM st_spills;
+SET memprobe.enable_stores = off;
+SELECT memprobe_statements_reset();
+WITH c AS MATERIALIZED (SELECT id, b FROM sw)
+  SELECT count(*), sum(length(b)),
+         (SELECT sum(total_bytes) FROM memprobe_contexts WHERE name = 'memprobe CTE tuples') > 3000 * 1044 AS in_cte_context
+    FROM c;
+SELECT * FROM st_spills;
+SELECT memprobe_statements_reset();
+WITH RECURSIVE r(i, n, b) AS (SELECT id, 1, b FROM sw WHERE id <= 1000 UNION ALL SELECT i, n + 1, b FROM r WHERE n < 2)
+  SELECT count(*), sum(length(b)),
+         (SELECT sum(total_bytes) FROM memprobe_contexts
+           WHERE name = 'memprobe Recursive Union tuples') > 1000 * 1044 AS in_recursive_union_context
+    FROM r;
+SELECT * FROM st_spills;
+RESET memprobe.enable_stores;
+RESET work_mem;
+DROP VIEW st_spills;
+
+-- SCROLL cursor over a CTE read twice, spilling: backward fetches, on and off
+SET work_mem = '64kB';
+BEGIN;
+DECLARE cte_on SCROLL CURSOR FOR
+  WITH c AS MATERIALIZED (SELECT id, length(b) AS l FROM sw WHERE id <= 300)
+  SELECT x.id, x.l, (SELECT count(*) FROM c y WHERE y.id <= x.id) FROM c x;
+FETCH ABSOLUTE 250 FROM cte_on;
+FETCH BACKWARD 2 FROM cte_on;
+SET LOCAL memprobe.enable_stores = off;
+DECLARE cte_off SCROLL CURSOR FOR
+  WITH c AS MATERIALIZED (SELECT id, length(b) AS l FROM sw WHERE id <= 300)
+  SELECT x.id, x.l, (SELECT count(*) FROM c y WHERE y.id <= x.id) FROM c x;
+FETCH ABSOLUTE 250 FROM cte_off;
+FETCH BACKWARD 2 FROM cte_off;
+COMMIT;
+RESET work_mem;
+
+-- SCROLL cursor over a window query: backward and absolute fetches, on and off
+SET work_mem = '64kB';
+BEGIN;
+DECLARE cur_on SCROLL CURSOR FOR
+  SELECT id, sum(id) OVER (ORDER BY id ROWS BETWEEN 5 PRECEDING AND 5 FOLLOWING), length(b) FROM sw WHERE id <= 500;
+FETCH 3 FROM cur_on;
+FETCH ABSOLUTE 400 FROM cur_on;
+FETCH BACKWARD 3 FROM cur_on;
+FETCH LAST FROM cur_on;
+FETCH ABSOLUTE 2 FROM cur_on;
+SET LOCAL memprobe.enable_stores = off;
+DECLARE cur_off SCROLL CURSOR FOR
+  SELECT id, sum(id) OVER (ORDER BY id ROWS BETWEEN 5 PRECEDING AND 5 FOLLOWING), length(b) FROM sw WHERE id <= 500;
+FETCH 3 FROM cur_off;
+FETCH ABSOLUTE 400 FROM cur_off;
+FETCH BACKWARD 3 FROM cur_off;
+FETCH LAST FROM cur_off;
+FETCH ABSOLUTE 2 FROM cur_off;
+COMMIT;
+RESET work_mem;
+
+-- Errors and cancels mid-way leave no context and no temp file behind.
+CREATE FUNCTION st_tmp_files() RETURNS bigint LANGUAGE sql AS
+  $$SELECT count(*) FROM pg_ls_tmpdir()$$;
+SET work_mem = '64kB';
+SELECT id, sum(id) OVER (ORDER BY id ROWS 100 PRECEDING), 1 / (2500 - id) FROM sw;
+SET statement_timeout = '200ms';
+SELECT count(*) FROM (SELECT id, sum(id) OVER (ORDER BY id ROWS 100 PRECEDING), pg_sleep(0.001) FROM sw) s;
+RESET statement_timeout;
+WITH RECURSIVE r(n, pad) AS (SELECT 1, repeat('x', 1024) UNION ALL SELECT n + 1, pad FROM r WHERE 1 / (1500 - n) > 0)
+  SELECT count(*) FROM r;
+RESET work_mem;
+SELECT count(*) AS store_contexts FROM memprobe_contexts WHERE name ~ '^memprobe .* tuples$';
+SELECT st_tmp_files() AS temp_files;
+
+DROP FUNCTION st_tmp_files();
+DROP FUNCTION st_same(text, text);
+DROP TABLE sw;
