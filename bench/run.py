@@ -249,6 +249,22 @@ WORKLOADS = [
         "transactions": (lambda n: 10, lambda n: 3),
     },
     {
+        "name": "windowagg_sweep",
+        "title": "WindowAgg sum(length(b)) over a 10-row frame of N 1KB rows, work_mem 64MB (nothing spills)",
+        "settings": {"shared_buffers": "256MB"},
+        "session": "-c work_mem=64MB",
+        "params": ([100, 1000, 10000, 50000], [100]),
+        "param_name": "rows",
+        "setup": lambda n, quick: """
+            DROP TABLE IF EXISTS winsweep;
+            CREATE TABLE winsweep AS SELECT a, repeat('a', 1024) AS b FROM generate_series(1, %d) a;
+            VACUUM ANALYZE winsweep;""" % n,
+        "query": lambda n: ("SELECT sum(s) FROM (SELECT sum(length(b)) OVER (ORDER BY a ROWS 10 PRECEDING) "
+                            "AS s FROM winsweep) w;"),
+        "variants": stores_variants,
+        "transactions": (lambda n: max(20, 200000 // n), lambda n: 3),
+    },
+    {
         "name": "cte_multi",
         "title": "a MATERIALIZED CTE of 1KB rows read by two CTE Scans, work_mem 4MB",
         "settings": {"shared_buffers": "256MB"},

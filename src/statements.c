@@ -31,8 +31,10 @@
  *	node peak: the largest peak any node of the plan recorded, as EXPLAIN
  *		ANALYZE prints it (Sort Memory, Hash Peak Memory Usage, HashAggregate
  *		Peak Memory Usage, Memoize Peak Memory Usage, Material Maximum
- *		Storage), read at ExecutorEnd before the nodes end; the leader's own
- *		nodes only.  Each node kind plugs in one function (node_peaks[]).
+ *		Storage, and the stores of WindowAgg, CTE Scan and Recursive Union
+ *		from stores.c), read at ExecutorEnd before the nodes end; the
+ *		leader's own nodes only.  Each node kind plugs in one function
+ *		(node_peaks[]).
  *	spilled: some node went past work_mem to disk (a disk sort, a hash join
  *		with more than one batch, a hash aggregate that spilled, a
  *		tuplestore on disk).

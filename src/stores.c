@@ -110,7 +110,6 @@ static WrappedChild *wrapped = NULL;
 typedef struct QueryStores
 {
 	MemoryContextCallback callback;
-	bool		any;
 } QueryStores;
 
 /* ------------------------------------------------------------------------
@@ -186,6 +185,8 @@ wrapped_child_exec(PlanState *ps)
  * ------------------------------------------------------------------------
  */
 
+static void forget_query(void *arg);
+
 typedef struct StartWalk
 {
 	EState	   *estate;
@@ -195,8 +196,17 @@ typedef struct StartWalk
 static StoreOwner *
 add_owner(StartWalk *walk, PlanState *ps, const char *context_name)
 {
-	StoreOwner *owner = palloc0(sizeof(StoreOwner));
+	MemoryContext cxt = walk->estate->es_query_cxt;
+	StoreOwner *owner = MemoryContextAllocZero(cxt, sizeof(StoreOwner));
 
+	/* the first owner of this query: its reset callback, to unlink them all */
+	if (walk->qs == NULL)
+	{
+		walk->qs = MemoryContextAllocZero(cxt, sizeof(QueryStores));
+		walk->qs->callback.func = forget_query;
+		walk->qs->callback.arg = walk->qs;
+		MemoryContextRegisterResetCallback(cxt, &walk->qs->callback);
+	}
 	owner->ps = ps;
 	owner->query = walk->qs;
 	owner->tuples = memprobe_context_create(material_context_type == MATERIAL_CONTEXT_ASET ?
@@ -205,7 +215,6 @@ add_owner(StartWalk *walk, PlanState *ps, const char *context_name)
 											context_name, 0);
 	owner->next = owners;
 	owners = owner;
-	walk->qs->any = true;
 	return owner;
 }
 
@@ -216,7 +225,7 @@ wrap_child(StartWalk *walk, StoreOwner *owner, PlanState *child)
 
 	if (child == NULL)
 		return;
-	w = palloc(sizeof(WrappedChild));
+	w = MemoryContextAlloc(walk->estate->es_query_cxt, sizeof(WrappedChild));
 	w->child = child;
 	w->real = child->ExecProcNodeReal;
 	w->owner = owner;
@@ -304,21 +313,10 @@ stores_executor_start(QueryDesc *queryDesc, int eflags)
 	if (stores_enabled && queryDesc->planstate != NULL &&
 		(eflags & EXEC_FLAG_EXPLAIN_ONLY) == 0 && layout_ok())
 	{
-		EState	   *estate = queryDesc->estate;
-		MemoryContext old = MemoryContextSwitchTo(estate->es_query_cxt);
-		QueryStores *qs = palloc0(sizeof(QueryStores));
-		StartWalk	walk = {estate, qs};
+		/* allocates nothing unless it finds a node to take over */
+		StartWalk	walk = {queryDesc->estate, NULL};
 
 		(void) start_walker(queryDesc->planstate, &walk);
-		if (qs->any)
-		{
-			qs->callback.func = forget_query;
-			qs->callback.arg = qs;
-			MemoryContextRegisterResetCallback(estate->es_query_cxt, &qs->callback);
-		}
-		else
-			pfree(qs);
-		MemoryContextSwitchTo(old);
 	}
 }
 
