@@ -27,13 +27,13 @@
  *		(children not counted), with name, ident, type and level.
  *	the last top-level statement's queryid and executor memory.
  *
- * "Changed a lot": the backend's memory outside the relation, catalog and
- * plan caches (the tree less CacheMemoryContext's descendants, which is a
- * few dozen contexts where the whole tree is hundreds) moved by
- * PUBLISH_CHANGE_BYTES since the last publication, or the statement's
- * executor memory passed the largest published.  That walk and a few
- * comparisons are what a statement pays when nothing is due (the interval
- * is counted from the statement's start time, which core has already read).
+ * "Changed a lot": the transaction's and the portals' trees (where what a
+ * statement leaves behind lives: a few contexts, where the whole tree is
+ * hundreds) moved by PUBLISH_CHANGE_BYTES since the last publication, or
+ * the statement's executor memory passed the largest published.  That read
+ * and a few comparisons are what a statement pays when nothing is due (the
+ * interval is counted from the statement's start time, which core has
+ * already read).
  * Without it, a backend that grew and then went idle within the interval
  * would show its old figures until its next statement.  And a publication
  * that finds 1MB or more in the transaction's contexts arms a reset
@@ -76,7 +76,7 @@ static int	publish_contexts = 32;
 /* The figures memprobe_backends shows inline. */
 #define LARGEST_SHOWN		3
 
-/* A change in memory outside the caches that is published at once. */
+/* A change in memory (see bytes_to_compare) that is published at once. */
 #define PUBLISH_CHANGE_BYTES	((int64) 1024 * 1024)
 
 #define CONTEXT_NAME_BYTES	64
@@ -129,7 +129,7 @@ static shmem_startup_hook_type prev_shmem_startup = NULL;
 /* This backend's state. */
 static BackendSlot *my_slot = NULL;
 static TimestampTz last_published_at = 0;
-static int64 last_published_outside_caches = 0;
+static int64 last_published_compared = 0;
 static int64 max_total_seen = 0;
 static int64 max_statement_seen = -1;
 static PublishedContext *walk_buffer = NULL;	/* in TopMemoryContext */
@@ -261,31 +261,34 @@ copy_cut(char *dst, const char *src, int size)
 }
 
 /*
- * The bytes of the tree outside CacheMemoryContext's descendants (its own
- * blocks count): the cheap figure a statement end compares.
+ * The cheap figure a statement end compares: the whole of the transaction's
+ * and the portals' trees, where what a statement leaves behind when it ends
+ * lives (a transaction's memory, an open cursor's store); a few contexts.
+ * The rest of the tree (relation, catalog and plan caches, hash tables)
+ * grows a little at a time and is published by the interval.
  */
+static MemoryContext top_portal_context = NULL;
+
 static int64
-bytes_outside_caches(void)
+bytes_to_compare(void)
 {
 	int64		total = 0;
-	MemoryContext c = TopMemoryContext;
 
-	for (;;)
+	/*
+	 * portalmem.c keeps its TopPortalContext to itself; it is made at backend
+	 * start (EnablePortalManager) and lives as long as the backend.
+	 */
+	if (unlikely(top_portal_context == NULL))
 	{
-		total += c->mem_allocated;
-		if (c->firstchild != NULL && c != CacheMemoryContext)
-			c = c->firstchild;
-		else
-		{
-			while (c->nextchild == NULL)
-			{
-				c = c->parent;
-				if (c == NULL)
-					return total;
-			}
-			c = c->nextchild;
-		}
+		for (MemoryContext c = TopMemoryContext->firstchild; c != NULL; c = c->nextchild)
+			if (strcmp(c->name, "TopPortalContext") == 0)
+				top_portal_context = c;
 	}
+	if (TopTransactionContext != NULL)
+		total += (int64) MemoryContextMemAllocated(TopTransactionContext, true);
+	if (top_portal_context != NULL)
+		total += (int64) MemoryContextMemAllocated(top_portal_context, true);
+	return total;
 }
 
 /*
@@ -416,7 +419,7 @@ publish(TimestampTz now, bool may_arm)
 	end_write(my_slot);
 
 	last_published_at = now;
-	last_published_outside_caches = bytes_outside_caches();
+	last_published_compared = bytes_to_compare();
 
 	if (may_arm && !xact_memory_freed_armed && TopTransactionContext != NULL &&
 		MemoryContextMemAllocated(TopTransactionContext, true) >= PUBLISH_CHANGE_BYTES)
@@ -454,10 +457,10 @@ backends_statement_end(uint64 queryid, int64 executor_bytes)
 	}
 	if (!due)
 	{
-		int64		outside = bytes_outside_caches();
+		int64		now_bytes = bytes_to_compare();
 
-		due = outside >= last_published_outside_caches + PUBLISH_CHANGE_BYTES ||
-			outside <= last_published_outside_caches - PUBLISH_CHANGE_BYTES;
+		due = now_bytes >= last_published_compared + PUBLISH_CHANGE_BYTES ||
+			now_bytes <= last_published_compared - PUBLISH_CHANGE_BYTES;
 	}
 	if (due)
 		publish(GetCurrentTimestamp(), true);

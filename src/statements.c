@@ -77,6 +77,7 @@
 #include "backends.h"
 #include "compat.h"
 #include "material.h"
+#include "plan_walk.h"
 #include "statements.h"
 #include "stores.h"
 
@@ -306,8 +307,9 @@ typedef struct NodePeakKind
 } NodePeakKind;
 
 /*
- * Later nodes report here: add a row.  A custom scan's function checks that
- * the node is its own and returns false otherwise.
+ * Later nodes report here: add a row, and its tag to node_peak_visit's
+ * switch.  A custom scan's function checks that the node is its own and
+ * returns false otherwise.
  */
 static const NodePeakKind node_peaks[] = {
 	{T_SortState, "Sort", sort_peak},
@@ -330,16 +332,30 @@ typedef struct NodePeakWalk
 	bool		spilled;
 } NodePeakWalk;
 
-static bool
-node_peak_walker(PlanState *ps, void *context)
+/* Fold one node's peak into the walk. */
+static void
+node_peak_visit(PlanState *ps, NodePeakWalk *walk)
 {
-	NodePeakWalk *walk = (NodePeakWalk *) context;
-	NodeTag		tag;
+	NodeTag		tag = nodeTag(ps);
 
-	if (ps == NULL)
-		return false;
+	/* most nodes report nothing: one switch instead of a pass over node_peaks[] */
+	switch (tag)
+	{
+		case T_SortState:
+		case T_IncrementalSortState:
+		case T_HashState:
+		case T_AggState:
+		case T_MemoizeState:
+		case T_MaterialState:
+		case T_CustomScanState:
+		case T_WindowAggState:
+		case T_RecursiveUnionState:
+		case T_CteScanState:
+			break;
+		default:
+			return;
+	}
 
-	tag = nodeTag(ps);
 	for (int i = 0; i < lengthof(node_peaks); i++)
 	{
 		int64		bytes = 0;
@@ -355,6 +371,14 @@ node_peak_walker(PlanState *ps, void *context)
 		walk->spilled |= spilled;
 		break;
 	}
+}
+
+static bool
+node_peak_walker(PlanState *ps, void *context)
+{
+	if (ps == NULL)
+		return false;
+	node_peak_visit(ps, (NodePeakWalk *) context);
 	return planstate_tree_walker(ps, node_peak_walker, context);
 }
 
@@ -659,7 +683,12 @@ statements_executor_end(QueryDesc *queryDesc)
 		/* before any node ends: e itself goes with es_query_cxt */
 		execution_sample(e);
 		if (queryDesc->planstate != NULL)
-			(void) node_peak_walker(queryDesc->planstate, &walk);
+		{
+			if (planstate_is_leaf(queryDesc->planstate))
+				node_peak_visit(queryDesc->planstate, &walk);
+			else
+				(void) node_peak_walker(queryDesc->planstate, &walk);
+		}
 		toplevel = e->toplevel;
 		mem = e->mem_peak;
 		temp_blks_start = e->temp_blks_start;

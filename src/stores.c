@@ -62,6 +62,7 @@
 #include "compat.h"
 #include "context_types.h"
 #include "material.h"
+#include "plan_walk.h"
 #include "stores.h"
 
 #if !MEMPROBE_CORE_TUPLESTORE_GENERATION
@@ -310,7 +311,9 @@ stores_executor_start(QueryDesc *queryDesc, int eflags)
 	else
 		standard_ExecutorStart(queryDesc, eflags);
 
+	/* a plan of one node has no store of these kinds (none of them is a leaf) */
 	if (stores_enabled && queryDesc->planstate != NULL &&
+		!planstate_is_leaf(queryDesc->planstate) &&
 		(eflags & EXEC_FLAG_EXPLAIN_ONLY) == 0 && layout_ok())
 	{
 		/* allocates nothing unless it finds a node to take over */
