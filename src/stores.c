@@ -65,6 +65,34 @@
 #include "plan_walk.h"
 #include "stores.h"
 
+/*
+ * The node's current tuple stores, in stores[] (at most two; NULL where a
+ * store does not exist yet or was ended): a WindowAgg's partition store, a
+ * Recursive Union's working and intermediate tables, the CTE's store for
+ * the CTE Scan that made it (the leader).  The number of slots filled.
+ */
+static int
+node_stores(PlanState *ps, Tuplestorestate **stores)
+{
+	switch (nodeTag(ps))
+	{
+		case T_WindowAggState:
+			stores[0] = ((WindowAggState *) ps)->buffer;
+			return 1;
+		case T_RecursiveUnionState:
+			stores[0] = ((RecursiveUnionState *) ps)->working_table;
+			stores[1] = ((RecursiveUnionState *) ps)->intermediate_table;
+			return 2;
+		case T_CteScanState:
+			if (((CteScanState *) ps)->leader != (CteScanState *) ps)
+				return 0;
+			stores[0] = ((CteScanState *) ps)->cte_table;
+			return 1;
+		default:
+			return 0;
+	}
+}
+
 #if !MEMPROBE_CORE_TUPLESTORE_GENERATION
 
 /* memprobe.enable_stores */
@@ -142,25 +170,12 @@ claim(StoreOwner *owner, Tuplestorestate *store)
 static void
 claim_stores(StoreOwner *owner)
 {
-	PlanState  *ps = owner->ps;
+	Tuplestorestate *stores[2];
+	int			n = node_stores(owner->ps, stores);
 	int64		used = 0;
 
-	switch (nodeTag(ps))
-	{
-		case T_WindowAggState:
-			used = claim(owner, ((WindowAggState *) ps)->buffer);
-			break;
-		case T_RecursiveUnionState:
-			used = Max(claim(owner, ((RecursiveUnionState *) ps)->working_table), 0) +
-				Max(claim(owner, ((RecursiveUnionState *) ps)->intermediate_table), 0);
-			break;
-		case T_CteScanState:
-			if (((CteScanState *) ps)->leader == (CteScanState *) ps)
-				used = claim(owner, ((CteScanState *) ps)->cte_table);
-			break;
-		default:
-			break;
-	}
+	for (int i = 0; i < n; i++)
+		used += Max(claim(owner, stores[i]), 0);
 	if (used > owner->peak)
 		owner->peak = used;
 }
@@ -328,25 +343,11 @@ stores_executor_start(QueryDesc *queryDesc, int eflags)
  * ------------------------------------------------------------------------
  */
 
-/* What a store holds now, for nodes memprobe did not claim. */
-static void
-store_now(Tuplestorestate *store, int64 *bytes, bool *spilled, bool *any)
-{
-	int64		used;
-
-	if (store == NULL)
-		return;
-	*any = true;
-	used = compat_tuplestore_mem_used(store);
-	if (used < 0)
-		*spilled = true;
-	else
-		*bytes += used;
-}
-
 bool
 stores_node_peak(PlanState *ps, int64 *bytes, bool *spilled)
 {
+	Tuplestorestate *stores[2];
+	int			n;
 	bool		any = false;
 
 	for (StoreOwner *owner = owners; owner != NULL; owner = owner->next)
@@ -368,21 +369,19 @@ stores_node_peak(PlanState *ps, int64 *bytes, bool *spilled)
 		return false;
 	*bytes = 0;
 	*spilled = false;
-	switch (nodeTag(ps))
+	n = node_stores(ps, stores);
+	for (int i = 0; i < n; i++)
 	{
-		case T_WindowAggState:
-			store_now(((WindowAggState *) ps)->buffer, bytes, spilled, &any);
-			break;
-		case T_RecursiveUnionState:
-			store_now(((RecursiveUnionState *) ps)->working_table, bytes, spilled, &any);
-			store_now(((RecursiveUnionState *) ps)->intermediate_table, bytes, spilled, &any);
-			break;
-		case T_CteScanState:
-			if (((CteScanState *) ps)->leader == (CteScanState *) ps)
-				store_now(((CteScanState *) ps)->cte_table, bytes, spilled, &any);
-			break;
-		default:
-			break;
+		int64		used;
+
+		if (stores[i] == NULL)
+			continue;
+		any = true;
+		used = compat_tuplestore_mem_used(stores[i]);
+		if (used < 0)
+			*spilled = true;
+		else
+			*bytes += used;
 	}
 	if (*spilled)
 		*bytes = -1;
@@ -409,44 +408,28 @@ stores_install_hooks(void)
 #else							/* PostgreSQL 18: core does it */
 
 /* 18's own figures: tuplestore_get_stats(), as EXPLAIN's Storage line */
-static void
-store_stats(Tuplestorestate *store, int64 *bytes, bool *spilled, bool *any)
-{
-	char	   *type;
-	int64		space;
-
-	if (store == NULL)
-		return;
-	tuplestore_get_stats(store, &type, &space);
-	*any = true;
-	if (strcmp(type, "Disk") == 0)
-		*spilled = true;
-	else
-		*bytes += space;
-}
-
 bool
 stores_node_peak(PlanState *ps, int64 *bytes, bool *spilled)
 {
+	Tuplestorestate *stores[2];
+	int			n = node_stores(ps, stores);
 	bool		any = false;
 
 	*bytes = 0;
 	*spilled = false;
-	switch (nodeTag(ps))
+	for (int i = 0; i < n; i++)
 	{
-		case T_WindowAggState:
-			store_stats(((WindowAggState *) ps)->buffer, bytes, spilled, &any);
-			break;
-		case T_RecursiveUnionState:
-			store_stats(((RecursiveUnionState *) ps)->working_table, bytes, spilled, &any);
-			store_stats(((RecursiveUnionState *) ps)->intermediate_table, bytes, spilled, &any);
-			break;
-		case T_CteScanState:
-			if (((CteScanState *) ps)->leader == (CteScanState *) ps)
-				store_stats(((CteScanState *) ps)->cte_table, bytes, spilled, &any);
-			break;
-		default:
-			break;
+		char	   *type;
+		int64		space;
+
+		if (stores[i] == NULL)
+			continue;
+		tuplestore_get_stats(stores[i], &type, &space);
+		any = true;
+		if (strcmp(type, "Disk") == 0)
+			*spilled = true;
+		else
+			*bytes += space;
 	}
 	if (*spilled)
 		*bytes = -1;
