@@ -69,11 +69,12 @@ static CustomScan *material_make_scan(Plan *material);
 
 /*
  * material_supported
- *		Can memprobe run Material nodes on this server?  Not on 18 (core does
- *		it), and not if the tuplestore layout check fails (then once per
- *		backend a WARNING says so, and Material stays core's).
+ *		Can memprobe reach into this server's tuplestores (GenMaterial, and
+ *		the stores of stores.c)?  Not on 18 (core keeps tuples in a Generation
+ *		context itself), and not if the tuplestore layout check fails (then
+ *		once per backend a WARNING says so, and those nodes stay core's).
  */
-static bool
+bool
 material_supported(void)
 {
 	if (MEMPROBE_CORE_TUPLESTORE_GENERATION)
@@ -93,7 +94,7 @@ material_supported(void)
 		if (!ok)
 			ereport(WARNING,
 					(errmsg("memprobe does not recognize this server's tuplestore layout"),
-					 errdetail("Material nodes are left to PostgreSQL in this session."),
+					 errdetail("Material nodes and the tuple stores of WindowAgg, CTE Scan and Recursive Union are left to PostgreSQL in this session."),
 					 errhint("Rebuild memprobe against this server's headers.")));
 	}
 	return layout_check == LAYOUT_OK;

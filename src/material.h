@@ -38,6 +38,7 @@ extern void material_exec_init(void);
 /* material_mergejoin.c */
 extern void material_mergejoin_install_hooks(void);
 
+extern bool material_supported(void);
 extern void material_init(void);
 extern void material_install_hooks(void);
 

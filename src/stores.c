@@ -100,8 +100,6 @@ static bool stores_enabled = true;
 
 static ExecutorStart_hook_type prev_executor_start = NULL;
 
-/* Whether this backend's tuplestore matches compat.h's copy. */
-static int	layout_state = 0;		/* 0 unchecked, 1 ok, -1 mismatch */
 
 /*
  * A node whose stores memprobe claims: its tuple context and what its
@@ -310,14 +308,6 @@ forget_query(void *arg)
 	}
 }
 
-static bool
-layout_ok(void)
-{
-	if (layout_state == 0)
-		layout_state = compat_tuplestore_layout_ok() ? 1 : -1;
-	return layout_state > 0;
-}
-
 static void
 stores_executor_start(QueryDesc *queryDesc, int eflags)
 {
@@ -329,7 +319,7 @@ stores_executor_start(QueryDesc *queryDesc, int eflags)
 	/* a plan of one node has no store of these kinds (none of them is a leaf) */
 	if (stores_enabled && queryDesc->planstate != NULL &&
 		!planstate_is_leaf(queryDesc->planstate) &&
-		(eflags & EXEC_FLAG_EXPLAIN_ONLY) == 0 && layout_ok())
+		(eflags & EXEC_FLAG_EXPLAIN_ONLY) == 0 && material_supported())
 	{
 		/* allocates nothing unless it finds a node to take over */
 		StartWalk	walk = {queryDesc->estate, NULL};
@@ -365,7 +355,7 @@ stores_node_peak(PlanState *ps, int64 *bytes, bool *spilled)
 	 * stores hold at the end, which for a store that was trimmed or went to
 	 * disk is less than its peak, and whether they are on disk.
 	 */
-	if (!layout_ok())
+	if (!material_supported())
 		return false;
 	*bytes = 0;
 	*spilled = false;
