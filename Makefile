@@ -26,6 +26,7 @@ OBJS = \
 	src/statements.o \
 	src/backends.o \
 	src/stores.o \
+	src/explain_storage.o \
 	src/injection.o
 
 # One install script source for the current version (extension/memprobe.sql); older versions'
@@ -41,7 +42,7 @@ PG_CPPFLAGS = -I$(srcdir)/src
 REGRESS = setup contexts alloc_bench alloc_bench_cancel bump privileges material material_memory material_plans \
 	material_mergejoin \
 	streamscan streamscan_types streamscan_cursors streamscan_large streamscan_page_quals streamscan_turnaround \
-	stores
+	stores stores_tablefunc explain_storage
 REGRESS_OPTS = --temp-config=$(srcdir)/memprobe.conf --temp-instance=./tmp_check
 
 # Concurrency specs (specs/*.spec), on a temporary preloaded server of their own.
@@ -58,6 +59,11 @@ endif
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+# JSON_TABLE (a Table Function Scan that needs no libxml) exists from PostgreSQL 17 on.
+ifeq ($(shell test $(MAJORVERSION) -ge 17 && echo yes),yes)
+REGRESS += stores_jsontable
+endif
 
 $(EXTENSION)--$(EXTVERSION).sql: extension/$(EXTENSION).sql
 	cp $< $@

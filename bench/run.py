@@ -295,6 +295,33 @@ WORKLOADS = [
         "transactions": (lambda n: 50, lambda n: 3),
     },
     {
+        "name": "function_scan",
+        "title": "a PL/pgSQL function returning N rows of 1.1KB (RETURN NEXT), work_mem 4MB",
+        "settings": {"shared_buffers": "256MB"},
+        "session": "-c work_mem=4MB",
+        "params": ([3000], [300]),
+        "param_name": "rows",
+        "setup": lambda n, quick: """
+            CREATE OR REPLACE FUNCTION bench_srf(n int) RETURNS SETOF text LANGUAGE plpgsql AS
+              $f$BEGIN FOR i IN 1..n LOOP RETURN NEXT repeat('a', 1100); END LOOP; END$f$;""",
+        "query": lambda n: "SELECT count(*), sum(length(t)) FROM bench_srf(%d) t;" % n,
+        "variants": stores_variants,
+        "transactions": (lambda n: 50, lambda n: 3),
+    },
+    {
+        "name": "function_scan_sweep",
+        "title": "count(*) over generate_series(1, N), work_mem 64MB (nothing spills)",
+        "settings": {"shared_buffers": "256MB"},
+        "session": "-c work_mem=64MB",
+        "params": ([1000, 100000, 1000000], [1000]),
+        "param_name": "rows",
+        "setup": lambda n, quick: "",
+        "query": lambda n: "SELECT count(*) FROM generate_series(1, %d);" % n,
+        "variants": stores_variants,
+        "explain": False,
+        "transactions": (lambda n: max(10, 2000000 // n), lambda n: 3),
+    },
+    {
         "name": "seqscan_1row_per_page",
         "title": "count(*) over one row per page (fillfactor 10, 900-byte rows), shared_buffers 256MB",
         "settings": {"shared_buffers": "256MB"},

@@ -1,6 +1,7 @@
 --
--- Tuple stores of WindowAgg, CTE Scan and Recursive Union in a Generation
--- context (memprobe.enable_stores; PostgreSQL 15 and 17, a no-op on 18).
+-- Tuple stores of WindowAgg, CTE Scan, Recursive Union and Function Scan in
+-- a Generation context (memprobe.enable_stores; PostgreSQL 15 and 17, a
+-- no-op on 18).  Table Function Scan: stores_tablefunc.
 -- Every query runs with the setting on and off and must return the same
 -- rows; the seed's window case shows the store staying in memory with it on
 -- where core's spills.
@@ -162,6 +163,72 @@ FETCH ABSOLUTE 2 FROM cur_off;
 COMMIT;
 RESET work_mem;
 
+-- Function Scan: value-per-call (generate_series), materialize mode (PL/pgSQL, SQL), several
+-- functions with ordinality; a store made once and rewound by rescans (inner of a nested loop,
+-- no parameters); lateral calls with parameters (made again per row: left to core).
+CREATE FUNCTION st_srf_plpgsql(n int) RETURNS SETOF text LANGUAGE plpgsql AS
+  $$BEGIN FOR i IN 1..n LOOP RETURN NEXT repeat(chr(65 + i % 26), 1100 + i % 7); END LOOP; END$$;
+-- (two statements: not inlined, so a Function Scan of a SQL function in materialize mode)
+CREATE FUNCTION st_srf_sql(n int) RETURNS TABLE (i int, b text) LANGUAGE sql AS
+  $$SELECT; SELECT g, repeat('s', 1000 + g % 3) FROM generate_series(1, n) g$$;
+SELECT * FROM st_same($$SELECT g, g * 2 FROM generate_series(1, 20000) g$$, '64kB');
+SELECT * FROM st_same($$SELECT * FROM st_srf_plpgsql(2000) WITH ORDINALITY$$, '64kB');
+SELECT * FROM st_same($$SELECT * FROM st_srf_sql(2000)$$, '1MB');
+SELECT * FROM st_same($$SELECT * FROM ROWS FROM (generate_series(1, 3000), st_srf_sql(1000), st_srf_plpgsql(10))
+                          WITH ORDINALITY$$, '64kB');
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_material = off;
+SELECT * FROM st_same($$SELECT sw.id, f.i, length(f.b) FROM sw, st_srf_sql(40) f WHERE f.i = sw.grp$$, '64kB');
+SELECT * FROM st_same($$SELECT o.g, f.i FROM generate_series(1, 60) o(g), LATERAL st_srf_sql(o.g) f$$, '64kB');
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET enable_material;
+
+-- 3000 rows of ~1.1kB from a PL/pgSQL function at work_mem 4MB: with stores on they stay in the
+-- node's own context (read from inside the query) and in memory; core's take 2kB each and spill.
+CREATE VIEW st_fn_spills AS
+  SELECT temp_bytes_written > 0 AS wrote_temp FROM memprobe_statements WHERE query LIKE 'SELECT count(*), sum(length(t))%';
+SET work_mem = '4MB';
+SELECT memprobe_statements_reset();
+SELECT count(*), sum(length(t)),
+       (SELECT sum(total_bytes) FROM memprobe_contexts
+         WHERE name = 'memprobe Function Scan tuples') > 3000 * 1100 AS in_function_scan_context
+  FROM st_srf_plpgsql(3000) t;
+SELECT * FROM st_fn_spills;
+SET memprobe.enable_stores = off;
+SELECT memprobe_statements_reset();
+SELECT count(*), sum(length(t)),
+       (SELECT sum(total_bytes) FROM memprobe_contexts
+         WHERE name = 'memprobe Function Scan tuples') > 3000 * 1100 AS in_function_scan_context
+  FROM st_srf_plpgsql(3000) t;
+SELECT * FROM st_fn_spills;
+RESET memprobe.enable_stores;
+RESET work_mem;
+DROP VIEW st_fn_spills;
+-- a lateral call is made again per outer row: its store stays core's (the small Function Scan
+-- contexts are the outer generate_series' and memprobe_contexts' own)
+SELECT count(*), bool_or(in_context) AS any_big_function_scan_context
+  FROM generate_series(1, 3) o(g),
+       LATERAL (SELECT EXISTS (SELECT FROM memprobe_contexts WHERE name = 'memprobe Function Scan tuples'
+                                  AND total_bytes > 150 * 1000) AS in_context
+                  FROM st_srf_sql(o.g * 200) f LIMIT 1) s;
+
+-- SCROLL cursor over a spilling function scan (a random-access store): on and off
+SET work_mem = '64kB';
+BEGIN;
+DECLARE fn_on SCROLL CURSOR FOR SELECT i, length(b) FROM st_srf_sql(300);
+FETCH ABSOLUTE 250 FROM fn_on;
+FETCH BACKWARD 2 FROM fn_on;
+FETCH FIRST FROM fn_on;
+SET LOCAL memprobe.enable_stores = off;
+DECLARE fn_off SCROLL CURSOR FOR SELECT i, length(b) FROM st_srf_sql(300);
+FETCH ABSOLUTE 250 FROM fn_off;
+FETCH BACKWARD 2 FROM fn_off;
+FETCH FIRST FROM fn_off;
+COMMIT;
+RESET work_mem;
+
 -- Errors and cancels mid-way leave no context and no temp file behind.
 CREATE FUNCTION st_tmp_files() RETURNS bigint LANGUAGE sql AS
   $$SELECT count(*) FROM pg_ls_tmpdir()$$;
@@ -172,10 +239,25 @@ SELECT count(*) FROM (SELECT id, sum(id) OVER (ORDER BY id ROWS 100 PRECEDING), 
 RESET statement_timeout;
 WITH RECURSIVE r(n, pad) AS (SELECT 1, repeat('x', 1024) UNION ALL SELECT n + 1, pad FROM r WHERE 1 / (1500 - n) > 0)
   SELECT count(*) FROM r;
+CREATE FUNCTION st_srf_fails(n int) RETURNS SETOF text LANGUAGE plpgsql AS
+  $$BEGIN FOR i IN 1..n LOOP RETURN NEXT repeat('e', 1000) || (1 / (n - 100 - i)); END LOOP; END$$;
+SELECT count(*) FROM st_srf_fails(400);
+CREATE FUNCTION st_srf_slow(n int) RETURNS SETOF text LANGUAGE plpgsql AS
+  $$BEGIN FOR i IN 1..n LOOP PERFORM pg_sleep(0.001); RETURN NEXT repeat('s', 1000); END LOOP; END$$;
+SET statement_timeout = '300ms';
+SELECT count(*) FROM st_srf_slow(100000);
+RESET statement_timeout;
 RESET work_mem;
-SELECT count(*) AS store_contexts FROM memprobe_contexts WHERE name ~ '^memprobe .* tuples$';
+-- (the Function Scan this query reads memprobe_contexts through is its own)
+SELECT count(*) AS store_contexts FROM memprobe_contexts
+  WHERE name ~ '^memprobe .* tuples$' AND name <> 'memprobe Function Scan tuples';
+SELECT count(*) AS function_scan_contexts FROM memprobe_contexts WHERE name = 'memprobe Function Scan tuples';
 SELECT st_tmp_files() AS temp_files;
 
 DROP FUNCTION st_tmp_files();
+DROP FUNCTION st_srf_plpgsql(int);
+DROP FUNCTION st_srf_sql(int);
+DROP FUNCTION st_srf_fails(int);
+DROP FUNCTION st_srf_slow(int);
 DROP FUNCTION st_same(text, text);
 DROP TABLE sw;

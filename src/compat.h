@@ -248,6 +248,16 @@ compat_explain_indent(ExplainState *es)
 #include "storage/buffile.h"
 #include "utils/tuplestore.h"
 
+/*
+ * Is this the receiver EXPLAIN (ANALYZE, SERIALIZE) runs its query into
+ * (17+)?
+ */
+#if PG_VERSION_NUM >= 170000
+#define compat_dest_is_explain_serialize(dest) ((dest) == DestExplainSerialize)
+#else
+#define compat_dest_is_explain_serialize(dest) false
+#endif
+
 /* Core's tuplestore already stores tuples in a Generation context. */
 #if PG_VERSION_NUM >= 180000
 #define MEMPROBE_CORE_TUPLESTORE_GENERATION true

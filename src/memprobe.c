@@ -30,6 +30,7 @@
 #include "material.h"
 #include "statements.h"
 #include "stores.h"
+#include "explain_storage.h"
 #include "streamscan.h"
 
 PG_MODULE_MAGIC;
@@ -46,6 +47,7 @@ _PG_init(void)
 	statements_init();
 	backends_init();
 	stores_init();
+	explain_storage_init();
 
 	MarkGUCPrefixReserved("memprobe");
 
@@ -57,4 +59,5 @@ _PG_init(void)
 	statements_install_hooks();
 	backends_install_hooks();
 	stores_install_hooks();
+	explain_storage_install_hooks();
 }

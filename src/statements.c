@@ -323,6 +323,7 @@ static const NodePeakKind node_peaks[] = {
 	{T_WindowAggState, "WindowAgg", stores_node_peak},
 	{T_RecursiveUnionState, "Recursive Union", stores_node_peak},
 	{T_CteScanState, "CTE Scan", stores_node_peak},
+	{T_TableFuncScanState, "Table Function Scan", stores_node_peak},
 };
 
 typedef struct NodePeakWalk
@@ -351,6 +352,7 @@ node_peak_visit(PlanState *ps, NodePeakWalk *walk)
 		case T_WindowAggState:
 		case T_RecursiveUnionState:
 		case T_CteScanState:
+		case T_TableFuncScanState:
 			break;
 		default:
 			return;

@@ -44,9 +44,28 @@
  * node peaks.  EvalPlanQual rechecks build their trees without
  * ExecutorStart: their stores stay core's.
  *
- * Not covered: Function Scan and Table Function Scan create and fill their
- * store in one call (ExecMakeTableFunctionResult, the function itself),
- * with no moment in between; they stay core's for now.
+ *	Function Scan, Table Function Scan: the store is created and filled in
+ *		one call (ExecMakeTableFunctionResult, or the function itself in
+ *		materialize mode; tfuncFetchRows), with no moment in between.  Both
+ *		create it in their expression context's per-query memory, so for that
+ *		one call the node's own ExecProcNodeReal makes the node's Generation
+ *		context the expression context's per-query memory: the store, its
+ *		tuples and whatever else the function keeps "for the query" land
+ *		there.  That context lives exactly as long as the query's (it is its
+ *		child), so nothing can outlive it; but a store made again on every
+ *		rescan would leave those other allocations pinning Generation blocks,
+ *		so only nodes whose store is never made again are taken: a Function
+ *		Scan none of whose functions depends on a parameter, a Table Function
+ *		Scan with no parameter at all (core makes their stores once per query
+ *		and only rewinds them on rescan).  Lateral and correlated ones stay
+ *		core's.
+ *
+ * EXPLAIN ANALYZE (explain_storage.c) prints PostgreSQL 18's Storage line for
+ * WindowAgg, CTE Scan, Recursive Union and Table Function Scan from the
+ * figures sampled here, kept per store as 18's tuplestore_get_stats() keeps
+ * them.  For an instrumented query the nodes are watched (sampled, not
+ * claimed) even with memprobe.enable_stores off, so that EXPLAIN ANALYZE
+ * compares both ways.
  *
  *-------------------------------------------------------------------------
  */
@@ -88,6 +107,9 @@ node_stores(PlanState *ps, Tuplestorestate **stores)
 				return 0;
 			stores[0] = ((CteScanState *) ps)->cte_table;
 			return 1;
+		case T_TableFuncScanState:
+			stores[0] = ((TableFuncScanState *) ps)->tupstore;
+			return 1;
 		default:
 			return 0;
 	}
@@ -102,37 +124,55 @@ static ExecutorStart_hook_type prev_executor_start = NULL;
 
 
 /*
- * A node whose stores memprobe claims: its tuple context and what its
- * stores held at most (sampled before each call of a child, and at
- * ExecutorEnd).
+ * A node whose stores memprobe claims or watches: its tuple context (NULL
+ * when only watched) and what its stores held, sampled before each call of
+ * a child (after each call of the node itself for the scans that fill their
+ * store in one call) and at the end.
  */
 typedef struct StoreOwner
 {
 	PlanState  *ps;
-	MemoryContext tuples;
-	int64		peak;			/* bytes in memory, as work_mem is charged */
+	MemoryContext tuples;		/* NULL: watched for EXPLAIN, not claimed */
+	int64		peak;			/* bytes in memory at once, as work_mem is charged */
 	bool		spilled;
+	bool		stored;			/* has a store ever been seen? */
+	int64		peak_held;		/* most the tuple context held in blocks */
+
+	/*
+	 * PostgreSQL 18's tuplestore_get_stats() per store: the most it took (in
+	 * memory, or its temp file) and whether it ever went to disk.  18 keeps
+	 * one store per WindowAgg across partitions and lets a Recursive Union's
+	 * two tables swap roles, each keeping its figures; [0] and [1] are those
+	 * two tables (or [0] the only store), followed through 15's and 17's
+	 * per-partition and per-iteration stores.
+	 */
+	int64		max_space[2];
+	bool		used_disk[2];
+	Tuplestorestate *last_intermediate; /* Recursive Union: to count swaps */
+	int			swaps;
+
 	void	   *query;			/* the QueryStores it belongs to */
 	struct StoreOwner *next;
 } StoreOwner;
 
-/* A wrapped child of a StoreOwner. */
-typedef struct WrappedChild
+/* A wrapped node: a child of a StoreOwner, or the owner itself (self). */
+typedef struct WrappedNode
 {
-	PlanState  *child;
-	ExecProcNodeMtd real;		/* the child's own ExecProcNodeReal */
+	PlanState  *node;
+	ExecProcNodeMtd real;		/* the node's own ExecProcNodeReal */
 	StoreOwner *owner;
-	struct WrappedChild *next;
-} WrappedChild;
+	bool		self;
+	struct WrappedNode *next;
+} WrappedNode;
 
 /*
- * Owners and wrapped children of every query running in this backend
- * (nested queries add theirs in front).  They live in their query's
- * context; a reset callback on that context unlinks them, so a query that
- * errors out leaves nothing behind.
+ * Owners and wrapped nodes of every query running in this backend (nested
+ * queries add theirs in front).  They live in their query's context; a
+ * reset callback on that context unlinks them, so a query that errors out
+ * leaves nothing behind.
  */
 static StoreOwner *owners = NULL;
-static WrappedChild *wrapped = NULL;
+static WrappedNode *wrapped = NULL;
 
 typedef struct QueryStores
 {
@@ -140,30 +180,31 @@ typedef struct QueryStores
 } QueryStores;
 
 /* ------------------------------------------------------------------------
- * Claiming.
+ * Claiming and sampling.
  * ------------------------------------------------------------------------
  */
 
-/* Point the store's tuples at the owner's context; what it holds in memory (-1: on disk). */
-static inline int64
-claim(StoreOwner *owner, Tuplestorestate *store)
+/*
+ * Which of PostgreSQL 18's two Recursive Union tables the 'i'th of
+ * node_stores() is.  18 starts with table 0 working and table 1
+ * intermediate, and swaps them after each iteration; 15 and 17 end the
+ * working table instead and make a new intermediate one, which is how a
+ * swap shows here.
+ */
+static inline int
+physical_store(StoreOwner *owner, int i)
 {
-	int64		used;
+	int			intermediate = (owner->swaps % 2 == 0) ? 1 : 0;
 
-	if (store == NULL)
+	if (!IsA(owner->ps, RecursiveUnionState))
 		return 0;
-	if (compat_ts(store)->context != owner->tuples)
-		compat_ts(store)->context = owner->tuples;
-	used = compat_tuplestore_mem_used(store);
-	if (used < 0)
-		owner->spilled = true;
-	return used;
+	return i == 1 ? intermediate : 1 - intermediate;
 }
 
 /*
- * Claim the owner's current stores and sample them: the peak is the most
- * the node's stores held in memory together (a Recursive Union's two
- * tables summed, as PostgreSQL 18's EXPLAIN sums them).
+ * Claim the owner's current stores (point their tuples at its context) and
+ * sample them: the peak in memory at once (a Recursive Union's two tables
+ * summed), each store's 18-style maximum, and what the context holds.
  */
 static void
 claim_stores(StoreOwner *owner)
@@ -172,26 +213,126 @@ claim_stores(StoreOwner *owner)
 	int			n = node_stores(owner->ps, stores);
 	int64		used = 0;
 
+	if (n == 2 && stores[1] != owner->last_intermediate)
+	{
+		if (owner->last_intermediate != NULL)
+			owner->swaps++;
+		owner->last_intermediate = stores[1];
+	}
 	for (int i = 0; i < n; i++)
-		used += Max(claim(owner, stores[i]), 0);
+	{
+		Tuplestorestate *store = stores[i];
+		int			phys;
+		int64		space;
+
+		if (store == NULL)
+			continue;
+		owner->stored = true;
+		if (owner->tuples != NULL && compat_ts(store)->context != owner->tuples)
+			compat_ts(store)->context = owner->tuples;
+		phys = physical_store(owner, i);
+		space = compat_tuplestore_mem_used(store);
+		if (space >= 0)
+			used += space;
+		else
+		{
+			owner->spilled = true;
+			owner->used_disk[phys] = true;
+			space = compat_tuplestore_disk_used(store);
+		}
+		if (space > owner->max_space[phys])
+			owner->max_space[phys] = space;
+	}
 	if (used > owner->peak)
 		owner->peak = used;
+	if (owner->tuples != NULL)
+	{
+		int64		held = MemoryContextMemAllocated(owner->tuples, false);
+
+		if (held > owner->peak_held)
+			owner->peak_held = held;
+	}
+}
+
+static inline WrappedNode *
+find_wrapped(PlanState *ps)
+{
+	WrappedNode *w;
+
+	for (w = wrapped; w != NULL; w = w->next)
+		if (w->node == ps)
+			return w;
+	elog(ERROR, "memprobe: no wrapper recorded for plan node %d",
+		 ps->plan->plan_node_id);
+	return NULL;				/* keep compiler quiet */
 }
 
 /* ExecProcNodeReal of a wrapped child: claim the owner's stores, then run. */
 static TupleTableSlot *
 wrapped_child_exec(PlanState *ps)
 {
-	WrappedChild *w;
+	WrappedNode *w = find_wrapped(ps);
 
-	for (w = wrapped; w != NULL; w = w->next)
-		if (w->child == ps)
-			break;
-	if (unlikely(w == NULL))
-		elog(ERROR, "memprobe: no wrapper recorded for plan node %d",
-			 ps->plan->plan_node_id);
 	claim_stores(w->owner);
 	return w->real(ps);
+}
+
+/*
+ * Will this call of a Function Scan or Table Function Scan make its store?
+ * A Function Scan makes all of them in its first call (FunctionNext), and
+ * is unwrapped after it (its per-function state is private to
+ * nodeFunctionscan.c, so that is also the only call memprobe can tell).
+ */
+static bool
+makes_store(PlanState *ps)
+{
+	if (IsA(ps, TableFuncScanState))
+		return ((TableFuncScanState *) ps)->tupstore == NULL;
+	return IsA(ps, FunctionScanState);
+}
+
+/*
+ * ExecProcNodeReal of a Function Scan or Table Function Scan: on the call
+ * that makes the store, the owner's context is the per-query memory the
+ * store is made in (see the file header); after it, a sample.  A Function
+ * Scan needs nothing more after its first call (its stores are never made
+ * again, and 18 prints nothing for it), so it is unwrapped.
+ */
+static TupleTableSlot *
+wrapped_self_exec(PlanState *ps)
+{
+	WrappedNode *w = find_wrapped(ps);
+	StoreOwner *owner = w->owner;
+	TupleTableSlot *slot;
+
+	if (owner->tuples != NULL && makes_store(ps))
+	{
+		ExprContext *econtext = ps->ps_ExprContext;
+		MemoryContext per_query = econtext->ecxt_per_query_memory;
+
+		econtext->ecxt_per_query_memory = owner->tuples;
+		PG_TRY();
+		{
+			slot = w->real(ps);
+		}
+		PG_FINALLY();
+		{
+			econtext->ecxt_per_query_memory = per_query;
+		}
+		PG_END_TRY();
+	}
+	else
+		slot = w->real(ps);
+
+	if (IsA(ps, FunctionScanState))
+	{
+		ps->ExecProcNodeReal = w->real;
+		if (ps->ExecProcNode == wrapped_self_exec)
+			ps->ExecProcNode = w->real;
+	}
+	else
+		claim_stores(owner);
+	return slot;
 }
 
 /* ------------------------------------------------------------------------
@@ -205,8 +346,11 @@ typedef struct StartWalk
 {
 	EState	   *estate;
 	QueryStores *qs;
+	bool		claim;			/* memprobe.enable_stores */
+	bool		watch;			/* instrumented: watch what is not claimed */
 } StartWalk;
 
+/* context_name NULL: watched only */
 static StoreOwner *
 add_owner(StartWalk *walk, PlanState *ps, const char *context_name)
 {
@@ -223,36 +367,66 @@ add_owner(StartWalk *walk, PlanState *ps, const char *context_name)
 	}
 	owner->ps = ps;
 	owner->query = walk->qs;
-	owner->tuples = memprobe_context_create(material_context_type == MATERIAL_CONTEXT_ASET ?
-											MEMPROBE_CONTEXT_ASET : MEMPROBE_CONTEXT_GENERATION,
-											walk->estate->es_query_cxt,
-											context_name, 0);
+	if (context_name != NULL)
+		owner->tuples = memprobe_context_create(material_context_type == MATERIAL_CONTEXT_ASET ?
+												MEMPROBE_CONTEXT_ASET : MEMPROBE_CONTEXT_GENERATION,
+												walk->estate->es_query_cxt,
+												context_name, 0);
 	owner->next = owners;
 	owners = owner;
 	return owner;
 }
 
 static void
-wrap_child(StartWalk *walk, StoreOwner *owner, PlanState *child)
+wrap_node(StartWalk *walk, StoreOwner *owner, PlanState *node, bool self)
 {
-	WrappedChild *w;
+	ExecProcNodeMtd fn = self ? wrapped_self_exec : wrapped_child_exec;
+	WrappedNode *w;
 
-	if (child == NULL)
+	/* a node is wrapped once (ExecProcNodeFirst and ExecProcNodeInstr both call ExecProcNodeReal) */
+	if (node == NULL || node->ExecProcNodeReal == wrapped_child_exec ||
+		node->ExecProcNodeReal == wrapped_self_exec)
 		return;
-	w = MemoryContextAlloc(walk->estate->es_query_cxt, sizeof(WrappedChild));
-	w->child = child;
-	w->real = child->ExecProcNodeReal;
+	w = MemoryContextAlloc(walk->estate->es_query_cxt, sizeof(WrappedNode));
+	w->node = node;
+	w->real = node->ExecProcNodeReal;
 	w->owner = owner;
-	/* ExecProcNodeFirst and ExecProcNodeInstr both call ExecProcNodeReal */
-	child->ExecProcNodeReal = wrapped_child_exec;
+	w->self = self;
+	node->ExecProcNodeReal = fn;
 	w->next = wrapped;
 	wrapped = w;
+}
+
+/* A Function Scan none of whose functions depends on a parameter. */
+static bool
+function_scan_made_once(FunctionScanState *fs)
+{
+	ListCell   *lc;
+
+	foreach(lc, ((FunctionScan *) fs->ss.ps.plan)->functions)
+	{
+		RangeTblFunction *rtfunc = (RangeTblFunction *) lfirst(lc);
+
+		if (!bms_is_empty(rtfunc->funcparams))
+			return false;
+	}
+	return true;
+}
+
+/* the owner's context name when claiming, NULL when only watching, or "" to leave the node alone */
+static const char *
+owner_role(StartWalk *walk, const char *context_name)
+{
+	if (walk->claim)
+		return context_name;
+	return walk->watch ? NULL : "";
 }
 
 static bool
 start_walker(PlanState *ps, void *context)
 {
 	StartWalk  *walk = (StartWalk *) context;
+	const char *role;
 
 	if (ps == NULL)
 		return false;
@@ -260,21 +434,43 @@ start_walker(PlanState *ps, void *context)
 	switch (nodeTag(ps))
 	{
 		case T_WindowAggState:
-			wrap_child(walk, add_owner(walk, ps, "memprobe WindowAgg tuples"),
-					   outerPlanState(ps));
+			role = owner_role(walk, "memprobe WindowAgg tuples");
+			if (role == NULL || *role != '\0')
+				wrap_node(walk, add_owner(walk, ps, role), outerPlanState(ps), false);
 			break;
 		case T_RecursiveUnionState:
+			role = owner_role(walk, "memprobe Recursive Union tuples");
+			if (role == NULL || *role != '\0')
 			{
-				StoreOwner *owner = add_owner(walk, ps, "memprobe Recursive Union tuples");
+				StoreOwner *owner = add_owner(walk, ps, role);
 
 				claim_stores(owner);
-				wrap_child(walk, owner, outerPlanState(ps));
-				wrap_child(walk, owner, innerPlanState(ps));
-				break;
+				wrap_node(walk, owner, outerPlanState(ps), false);
+				wrap_node(walk, owner, innerPlanState(ps), false);
 			}
+			break;
 		case T_CteScanState:
-			if (((CteScanState *) ps)->leader == (CteScanState *) ps)
-				claim_stores(add_owner(walk, ps, "memprobe CTE tuples"));
+			role = owner_role(walk, "memprobe CTE tuples");
+			if (((CteScanState *) ps)->leader == (CteScanState *) ps &&
+				(role == NULL || *role != '\0'))
+			{
+				StoreOwner *owner = add_owner(walk, ps, role);
+
+				claim_stores(owner);
+				/* the CTE's plan, shared by every CTE Scan of it, fills the store */
+				wrap_node(walk, owner, ((CteScanState *) ps)->cteplanstate, false);
+			}
+			break;
+		case T_TableFuncScanState:
+			role = owner_role(walk, "memprobe Table Function Scan tuples");
+			if (role != NULL && *role != '\0' && !bms_is_empty(ps->plan->allParam))
+				role = walk->watch ? NULL : "";
+			if (role == NULL || *role != '\0')
+				wrap_node(walk, add_owner(walk, ps, role), ps, true);
+			break;
+		case T_FunctionScanState:
+			if (walk->claim && function_scan_made_once((FunctionScanState *) ps))
+				wrap_node(walk, add_owner(walk, ps, "memprobe Function Scan tuples"), ps, true);
 			break;
 		default:
 			break;
@@ -284,15 +480,15 @@ start_walker(PlanState *ps, void *context)
 
 /*
  * Reset callback of the query's context: unlink its owners and wrapped
- * children (nested queries normally end first, but an error can end them
- * in any order, so by membership).
+ * nodes (nested queries normally end first, but an error can end them in
+ * any order, so by membership).
  */
 static void
 forget_query(void *arg)
 {
 	void	   *query = arg;
 
-	for (WrappedChild **p = &wrapped; *p != NULL;)
+	for (WrappedNode **p = &wrapped; *p != NULL;)
 	{
 		if ((*p)->owner->query == query)
 			*p = (*p)->next;
@@ -311,40 +507,57 @@ forget_query(void *arg)
 static void
 stores_executor_start(QueryDesc *queryDesc, int eflags)
 {
+	bool		claim;
+	bool		watch;
+
 	if (prev_executor_start)
 		prev_executor_start(queryDesc, eflags);
 	else
 		standard_ExecutorStart(queryDesc, eflags);
 
-	/* a plan of one node has no store of these kinds (none of them is a leaf) */
-	if (stores_enabled && queryDesc->planstate != NULL &&
-		!planstate_is_leaf(queryDesc->planstate) &&
+	/* a plan of one node has none of these nodes but a lone Function Scan */
+	claim = stores_enabled;
+	watch = queryDesc->instrument_options != 0;
+	if ((claim || watch) && queryDesc->planstate != NULL &&
+		(!planstate_is_leaf(queryDesc->planstate) ||
+		 IsA(queryDesc->planstate, FunctionScanState) ||
+		 IsA(queryDesc->planstate, TableFuncScanState)) &&
 		(eflags & EXEC_FLAG_EXPLAIN_ONLY) == 0 && material_supported())
 	{
 		/* allocates nothing unless it finds a node to take over */
-		StartWalk	walk = {queryDesc->estate, NULL};
+		StartWalk	walk = {queryDesc->estate, NULL, claim, watch};
 
 		(void) start_walker(queryDesc->planstate, &walk);
 	}
 }
 
 /* ------------------------------------------------------------------------
- * Peaks, for memprobe_statements.
+ * Figures: memprobe_statements' node peaks, EXPLAIN ANALYZE's Storage line.
  * ------------------------------------------------------------------------
  */
+
+static StoreOwner *
+find_owner(PlanState *ps)
+{
+	for (StoreOwner *owner = owners; owner != NULL; owner = owner->next)
+		if (owner->ps == ps)
+			return owner;
+	return NULL;
+}
 
 bool
 stores_node_peak(PlanState *ps, int64 *bytes, bool *spilled)
 {
 	Tuplestorestate *stores[2];
+	StoreOwner *owner = find_owner(ps);
 	int			n;
 	bool		any = false;
 
-	for (StoreOwner *owner = owners; owner != NULL; owner = owner->next)
+	if (owner != NULL)
 	{
-		if (owner->ps != ps)
-			continue;
 		claim_stores(owner);	/* a last sample */
+		if (!owner->stored)
+			return false;
 		*bytes = owner->spilled ? -1 : owner->peak;
 		*spilled = owner->spilled;
 		return true;
@@ -378,11 +591,47 @@ stores_node_peak(PlanState *ps, int64 *bytes, bool *spilled)
 	return any;
 }
 
+bool
+stores_explain_figures(PlanState *ps, StoreFigures *figures)
+{
+	StoreOwner *owner;
+
+	/* every CTE Scan shows the CTE's store, as 18's show_ctescan_info */
+	if (IsA(ps, CteScanState))
+		ps = (PlanState *) ((CteScanState *) ps)->leader;
+	owner = find_owner(ps);
+	if (owner == NULL)
+		return false;
+	claim_stores(owner);		/* a last sample */
+	if (!owner->stored)
+		return false;
+
+	if (IsA(ps, RecursiveUnionState))
+	{
+		/* 18's show_recursive_union_info: the bigger table's type, the sum */
+		int			temp = physical_store(owner, 0);	/* the working table */
+		int			max = physical_store(owner, 1); /* the intermediate one */
+
+		figures->used_disk = owner->max_space[temp] > owner->max_space[max] ?
+			owner->used_disk[temp] : owner->used_disk[max];
+		figures->max_space = owner->max_space[0] + owner->max_space[1];
+	}
+	else
+	{
+		figures->used_disk = owner->used_disk[0];
+		figures->max_space = owner->max_space[0];
+	}
+	figures->context_type = owner->tuples == NULL ? NULL :
+		material_context_type == MATERIAL_CONTEXT_ASET ? "AllocSet" : "Generation";
+	figures->peak_held = owner->peak_held;
+	return true;
+}
+
 void
 stores_init(void)
 {
 	DefineCustomBoolVariable("memprobe.enable_stores",
-							 "Keeps the tuples of WindowAgg, CTE Scan and Recursive Union stores in a Generation context.",
+							 "Keeps the tuples of WindowAgg, CTE Scan, Recursive Union, Function Scan and Table Function Scan stores in a Generation context.",
 							 "As PostgreSQL 18 does for every tuplestore: no power-of-two rounding, so a "
 							 "store holds twice as many ~1kB tuples before it spills.  Read at executor start.",
 							 &stores_enabled, true, PGC_USERSET, 0, NULL, NULL, NULL);
@@ -424,6 +673,13 @@ stores_node_peak(PlanState *ps, int64 *bytes, bool *spilled)
 	if (*spilled)
 		*bytes = -1;
 	return any;
+}
+
+/* 18's EXPLAIN prints its own Storage lines */
+bool
+stores_explain_figures(PlanState *ps, StoreFigures *figures)
+{
+	return false;
 }
 
 void

@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * stores.h
- *	  Tuple stores of WindowAgg, CTE Scan and Recursive Union in a Generation
- *	  context (stores.c).
+ *	  Tuple stores of WindowAgg, CTE Scan, Recursive Union, Function Scan and
+ *	  Table Function Scan in a Generation context (stores.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -20,5 +20,22 @@ extern void stores_install_hooks(void);
  * if the node is not a store owner memprobe knows.
  */
 extern bool stores_node_peak(PlanState *ps, int64 *bytes, bool *spilled);
+
+/*
+ * What EXPLAIN ANALYZE prints for a WindowAgg, CTE Scan, Recursive Union or
+ * Table Function Scan on 15 and 17 (explain_storage.c): PostgreSQL 18's
+ * Storage and Maximum Storage, and the tuple context's type and peak when
+ * memprobe claimed the stores (context_type NULL when it only watched).
+ */
+typedef struct StoreFigures
+{
+	bool		used_disk;
+	int64		max_space;		/* bytes */
+	const char *context_type;
+	int64		peak_held;		/* bytes */
+} StoreFigures;
+
+/* false if the node has no figures (not watched, or never made a store) */
+extern bool stores_explain_figures(PlanState *ps, StoreFigures *figures);
 
 #endif							/* MEMPROBE_STORES_H */

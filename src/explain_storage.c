@@ -1,0 +1,888 @@
+/*-------------------------------------------------------------------------
+ *
+ * explain_storage.c
+ *	  EXPLAIN ANALYZE prints PostgreSQL 18's "Storage: ...  Maximum Storage:
+ *	  NkB" line for WindowAgg, CTE Scan, Recursive Union and Table Function
+ *	  Scan on PostgreSQL 15 and 17.
+ *
+ * Copyright (c) 2026, memprobe authors.  PostgreSQL licence.
+ *
+ * 15 and 17 have no per-node EXPLAIN hook (18's explain_per_node_hook), and
+ * these are core's nodes, not memprobe's, so nothing memprobe runs is called
+ * while ExplainNode() prints them.  What memprobe can do is add the lines
+ * to EXPLAIN's finished output, at the place 18 prints them:
+ *
+ *	- ProcessUtility: for EXPLAIN with ANALYZE, the output receiver is
+ *	  wrapped; it passes the row description on at once and holds EXPLAIN's
+ *	  rows (one per line in text format, one document otherwise) until
+ *	  EXPLAIN ends, then sends them on, with the lines added.
+ *	- ExecutorEnd of each explained query (known at its ExecutorStart:
+ *	  instrumented, and sending its rows nowhere, into a table or to
+ *	  EXPLAIN's SERIALIZE, never a function's or SPI's query), before its
+ *	  nodes end: a walk in ExplainNode()'s order
+ *	  (init plans, outer, inner, members, sub plans, each sub plan once)
+ *	  numbers the nodes EXPLAIN prints and takes the figures stores.c
+ *	  sampled for the nodes of those four kinds.
+ *	- The output is read node by node in that same order (a text node's
+ *	  header line, or a structured node's "Node Type" property), and each
+ *	  node's lines go after its own properties and before its buffer, WAL
+ *	  and per-worker figures and its children, where 18's ExplainNode()
+ *	  prints them.  Every header must be where the walk says and every
+ *	  numbered node of those kinds must carry the expected name; if anything
+ *	  does not match (another extension changed the output, say), the output
+ *	  is sent unchanged.
+ *
+ * The figures are 18's (tuplestore_get_stats()), kept by stores.c across
+ * 15's and 17's per-partition and per-iteration stores, sampled at every
+ * input row, so a store that was trimmed shows its peak where 18 shows what
+ * it held when it was cleared.  When memprobe holds the store's tuples, a
+ * second line gives their context and the most it held in blocks, as
+ * GenMaterial's node does.  auto_explain prints plans itself and gets no
+ * lines.  memprobe.explain_storage turns this off.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "commands/defrem.h"
+#include "commands/explain.h"
+#include "executor/executor.h"
+#include "nodes/execnodes.h"
+#include "nodes/parsenodes.h"
+#include "tcop/dest.h"
+#include "tcop/utility.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/memutils.h"
+
+#include "compat.h"
+#include "explain_storage.h"
+#include "stores.h"
+
+#if !MEMPROBE_CORE_TUPLESTORE_GENERATION
+
+/* as PostgreSQL 18's explain.c */
+#define BYTES_TO_KILOBYTES(b)	(((b) + 1023) / 1024)
+
+/* memprobe.explain_storage */
+static bool explain_storage_enabled = true;
+
+static ProcessUtility_hook_type prev_process_utility = NULL;
+static ExecutorStart_hook_type prev_executor_start = NULL;
+static ExecutorEnd_hook_type prev_executor_end = NULL;
+
+typedef enum OutputFormat
+{
+	FORMAT_TEXT,
+	FORMAT_JSON,
+	FORMAT_YAML,
+	FORMAT_XML
+} OutputFormat;
+
+/* A node EXPLAIN prints whose lines memprobe adds. */
+typedef struct StorageNode
+{
+	int			number;			/* in ExplainNode()'s order over every plan, from 0 */
+	const char *name;			/* its node type as EXPLAIN names it */
+	StoreFigures figures;
+} StorageNode;
+
+/*
+ * One EXPLAIN ANALYZE being run (nested ones, from functions the explained
+ * query calls, stack up).  Lives in its own context, a child of the one
+ * ProcessUtility was called in.
+ */
+typedef struct ExplainFrame
+{
+	MemoryContext cxt;
+	OutputFormat format;
+	int			nodes;			/* nodes numbered so far, over every plan */
+	int			plans;			/* explained queries captured */
+	List	   *storage_nodes;	/* StorageNode *, in order */
+	List	   *queries;		/* QueryDesc * of explained queries started, not ended */
+	struct ExplainFrame *outer;
+} ExplainFrame;
+
+static ExplainFrame *current_frame = NULL;
+
+/* The wrapped output receiver. */
+typedef struct HoldingReceiver
+{
+	DestReceiver pub;
+	DestReceiver *inner;
+	ExplainFrame *frame;
+	TupleDesc	typeinfo;
+	List	   *rows;			/* char *, EXPLAIN's rows as sent */
+	bool		passthrough;	/* not a one-text-column output: forward as is */
+} HoldingReceiver;
+
+/* ------------------------------------------------------------------------
+ * Numbering the nodes, at ExecutorEnd.
+ * ------------------------------------------------------------------------
+ */
+
+typedef struct NumberWalk
+{
+	ExplainFrame *frame;
+	Bitmapset  *printed_subplans;	/* as ExplainState's */
+} NumberWalk;
+
+static void number_node(PlanState *ps, NumberWalk *walk);
+
+static const char *
+storage_node_name(PlanState *ps)
+{
+	switch (nodeTag(ps))
+	{
+		case T_WindowAggState:
+			return "WindowAgg";
+		case T_CteScanState:
+			return "CTE Scan";
+		case T_RecursiveUnionState:
+			return "Recursive Union";
+		case T_TableFuncScanState:
+			return "Table Function Scan";
+		default:
+			return NULL;
+	}
+}
+
+/* ExplainSubPlans(): each physical sub plan once */
+static void
+number_subplans(List *plans, NumberWalk *walk)
+{
+	ListCell   *lc;
+
+	foreach(lc, plans)
+	{
+		SubPlanState *sps = (SubPlanState *) lfirst(lc);
+
+		if (bms_is_member(sps->subplan->plan_id, walk->printed_subplans))
+			continue;
+		walk->printed_subplans = bms_add_member(walk->printed_subplans,
+												sps->subplan->plan_id);
+		number_node(sps->planstate, walk);
+	}
+}
+
+static void
+number_members(PlanState **members, int n, NumberWalk *walk)
+{
+	for (int i = 0; i < n; i++)
+		number_node(members[i], walk);
+}
+
+/* ExplainNode()'s order: the node, init plans, outer, inner, special children, sub plans */
+static void
+number_node(PlanState *ps, NumberWalk *walk)
+{
+	ExplainFrame *frame = walk->frame;
+	const char *name = storage_node_name(ps);
+	int			number = frame->nodes++;
+
+	if (name != NULL)
+	{
+		StoreFigures figures;
+
+		if (stores_explain_figures(ps, &figures))
+		{
+			MemoryContext old = MemoryContextSwitchTo(frame->cxt);
+			StorageNode *node = palloc(sizeof(StorageNode));
+
+			node->number = number;
+			node->name = name;
+			node->figures = figures;
+			frame->storage_nodes = lappend(frame->storage_nodes, node);
+			MemoryContextSwitchTo(old);
+		}
+	}
+
+	if (ps->initPlan)
+		number_subplans(ps->initPlan, walk);
+	if (outerPlanState(ps))
+		number_node(outerPlanState(ps), walk);
+	if (innerPlanState(ps))
+		number_node(innerPlanState(ps), walk);
+	switch (nodeTag(ps))
+	{
+		case T_AppendState:
+			number_members(((AppendState *) ps)->appendplans,
+						   ((AppendState *) ps)->as_nplans, walk);
+			break;
+		case T_MergeAppendState:
+			number_members(((MergeAppendState *) ps)->mergeplans,
+						   ((MergeAppendState *) ps)->ms_nplans, walk);
+			break;
+		case T_BitmapAndState:
+			number_members(((BitmapAndState *) ps)->bitmapplans,
+						   ((BitmapAndState *) ps)->nplans, walk);
+			break;
+		case T_BitmapOrState:
+			number_members(((BitmapOrState *) ps)->bitmapplans,
+						   ((BitmapOrState *) ps)->nplans, walk);
+			break;
+		case T_SubqueryScanState:
+			number_node(((SubqueryScanState *) ps)->subplan, walk);
+			break;
+		case T_CustomScanState:
+			{
+				ListCell   *lc;
+
+				foreach(lc, ((CustomScanState *) ps)->custom_ps)
+					number_node((PlanState *) lfirst(lc), walk);
+				break;
+			}
+		default:
+			break;
+	}
+	if (ps->subPlan)
+		number_subplans(ps->subPlan, walk);
+}
+
+/*
+ * Is this the query an EXPLAIN ANALYZE runs (ExplainOnePlan's)?  Asked at
+ * ExecutorStart: by ExecutorEnd the receiver may already be freed (17 frees
+ * CREATE TABLE AS's before it).
+ */
+static bool
+is_explained_query(QueryDesc *queryDesc, int eflags)
+{
+	CommandDest dest;
+
+	if (queryDesc->instrument_options == 0 || queryDesc->dest == NULL ||
+		(eflags & EXEC_FLAG_EXPLAIN_ONLY) != 0)
+		return false;
+	dest = queryDesc->dest->mydest;
+	return dest == DestNone || dest == DestIntoRel ||
+		compat_dest_is_explain_serialize(dest);
+}
+
+static void
+explain_storage_executor_start(QueryDesc *queryDesc, int eflags)
+{
+	if (prev_executor_start)
+		prev_executor_start(queryDesc, eflags);
+	else
+		standard_ExecutorStart(queryDesc, eflags);
+
+	if (current_frame != NULL && is_explained_query(queryDesc, eflags))
+	{
+		MemoryContext old = MemoryContextSwitchTo(current_frame->cxt);
+
+		current_frame->queries = lappend(current_frame->queries, queryDesc);
+		MemoryContextSwitchTo(old);
+	}
+}
+
+static void
+explain_storage_executor_end(QueryDesc *queryDesc)
+{
+	if (current_frame != NULL && list_member_ptr(current_frame->queries, queryDesc))
+	{
+		PlanState  *ps = queryDesc->planstate;
+		NumberWalk	walk = {current_frame, NULL};
+
+		current_frame->queries = list_delete_ptr(current_frame->queries, queryDesc);
+		/* ExplainPrintPlan() skips an invisible Gather */
+		if (IsA(ps, GatherState) && ((Gather *) ps->plan)->invisible)
+			ps = outerPlanState(ps);
+		number_node(ps, &walk);
+		bms_free(walk.printed_subplans);
+		current_frame->plans++;
+	}
+
+	if (prev_executor_end)
+		prev_executor_end(queryDesc);
+	else
+		standard_ExecutorEnd(queryDesc);
+}
+
+/* ------------------------------------------------------------------------
+ * Adding the lines to the output.
+ * ------------------------------------------------------------------------
+ */
+
+/* The output as lines (text format: EXPLAIN's rows are its lines). */
+typedef struct Lines
+{
+	char	  **line;
+	int			n;
+} Lines;
+
+static int
+indent_of(const char *line)
+{
+	int			i = 0;
+
+	while (line[i] == ' ')
+		i++;
+	return i;
+}
+
+static bool
+starts_with(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* The lines memprobe adds for one node, indented by 'indent'. */
+static List *
+storage_lines(StorageNode *node, OutputFormat format, int indent, bool last_in_object)
+{
+	StoreFigures *f = &node->figures;
+	const char *storage = f->used_disk ? "Disk" : "Memory";
+	int64		max_kb = BYTES_TO_KILOBYTES(f->max_space);
+	int64		held_kb = BYTES_TO_KILOBYTES(f->peak_held);
+	List	   *lines = NIL;
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	switch (format)
+	{
+		case FORMAT_TEXT:
+			appendStringInfoSpaces(&buf, indent);
+			appendStringInfo(&buf, "Storage: %s  Maximum Storage: " INT64_FORMAT "kB",
+							 storage, max_kb);
+			lines = lappend(lines, pstrdup(buf.data));
+			if (f->context_type != NULL)
+			{
+				resetStringInfo(&buf);
+				appendStringInfoSpaces(&buf, indent);
+				appendStringInfo(&buf, "Tuple Context: %s  Peak Memory Held: " INT64_FORMAT "kB",
+								 f->context_type, held_kb);
+				lines = lappend(lines, pstrdup(buf.data));
+			}
+			break;
+		case FORMAT_JSON:
+		case FORMAT_YAML:
+		case FORMAT_XML:
+			{
+				const char *names[4] = {"Storage", "Maximum Storage", "Tuple Context", "Peak Memory Held"};
+				char		values[4][32];
+				bool		quoted[4] = {true, false, true, false};
+				int			n = f->context_type != NULL ? 4 : 2;
+
+				snprintf(values[0], sizeof(values[0]), "%s", storage);
+				snprintf(values[1], sizeof(values[1]), INT64_FORMAT, max_kb);
+				snprintf(values[2], sizeof(values[2]), "%s", f->context_type ? f->context_type : "");
+				snprintf(values[3], sizeof(values[3]), INT64_FORMAT, held_kb);
+				for (int i = 0; i < n; i++)
+				{
+					resetStringInfo(&buf);
+					appendStringInfoSpaces(&buf, indent);
+					if (format == FORMAT_XML)
+					{
+						/* ExplainProperty's XML: spaces in the name become dashes */
+						char	   *tag = pstrdup(names[i]);
+
+						for (char *c = tag; *c; c++)
+							if (*c == ' ')
+								*c = '-';
+						appendStringInfo(&buf, "<%s>%s</%s>", tag, values[i], tag);
+					}
+					else if (format == FORMAT_JSON)
+						appendStringInfo(&buf, quoted[i] ? "\"%s\": \"%s\"%s" : "\"%s\": %s%s",
+										 names[i], values[i],
+										 (last_in_object && i == n - 1) ? "" : ",");
+					else
+						appendStringInfo(&buf, quoted[i] ? "%s: \"%s\"" : "%s: %s",
+										 names[i], values[i]);
+					lines = lappend(lines, pstrdup(buf.data));
+				}
+				break;
+			}
+	}
+	pfree(buf.data);
+	return lines;
+}
+
+/*
+ * Where a node's own properties end, from its first property line: before
+ * the first line at the properties' indentation that starts what
+ * ExplainNode() prints after the node type's own switch (buffers, WAL,
+ * per-worker figures) or the children, or at the first line indented less.
+ */
+static int
+properties_end(Lines *out, int from, int indent, OutputFormat format)
+{
+	static const char *const text_after[] = {"Buffers: ", "I/O Timings: ", "WAL: ", "Worker ",
+	"->  ", "InitPlan ", "SubPlan ", "CTE ", NULL};
+	static const char *const json_after[] = {"\"Shared Hit Blocks\":", "\"WAL Records\":",
+	"\"Workers\":", "\"Plans\":", NULL};
+	static const char *const yaml_after[] = {"Shared Hit Blocks:", "WAL Records:", "Workers:",
+	"Plans:", NULL};
+	static const char *const xml_after[] = {"<Shared-Hit-Blocks>", "<WAL-Records>", "<Workers>",
+	"<Plans>", NULL};
+	const char *const *after = format == FORMAT_TEXT ? text_after :
+		format == FORMAT_JSON ? json_after :
+		format == FORMAT_YAML ? yaml_after : xml_after;
+	int			i;
+
+	for (i = from; i < out->n; i++)
+	{
+		const char *line = out->line[i];
+		int			ind = indent_of(line);
+		bool		stop = false;
+
+		if (line[0] == '\0' || ind < indent)
+			break;
+		if (ind > indent)
+			continue;
+		for (int k = 0; after[k] != NULL; k++)
+			if (starts_with(line + ind, after[k]))
+				stop = true;
+		if (stop)
+			break;
+	}
+	return i;
+}
+
+/*
+ * Find the numbered node's header: text, the plan's first line (after a
+ * blank line between plans) or a line starting "->  "; otherwise its "Node
+ * Type" property.  Returns the name's start in *name and the properties'
+ * indentation in *indent, or NULL if the line is no header.
+ */
+static const char *
+node_header(Lines *out, int i, bool plan_start, OutputFormat format, int *indent)
+{
+	const char *line = out->line[i];
+	int			ind = indent_of(line);
+
+	switch (format)
+	{
+		case FORMAT_TEXT:
+			if (plan_start)
+			{
+				*indent = 2;
+				return line;
+			}
+			if (starts_with(line + ind, "->  "))
+			{
+				*indent = ind + 6;
+				return line + ind + 4;
+			}
+			return NULL;
+		case FORMAT_JSON:
+			*indent = ind;
+			return starts_with(line + ind, "\"Node Type\": \"") ? line + ind + 14 : NULL;
+		case FORMAT_YAML:
+			if (starts_with(line + ind, "- "))
+				ind += 2;
+			*indent = ind;
+			return starts_with(line + ind, "Node Type: \"") ? line + ind + 12 : NULL;
+		case FORMAT_XML:
+			*indent = ind;
+			return starts_with(line + ind, "<Node-Type>") ? line + ind + 11 : NULL;
+	}
+	return NULL;
+}
+
+/*
+ * The output with the lines added, or NULL if it does not have the nodes
+ * the walks numbered.
+ */
+static Lines *
+add_storage_lines(Lines *out, ExplainFrame *frame)
+{
+	Lines	   *result = palloc(sizeof(Lines));
+	ListCell   *next = list_head(frame->storage_nodes);
+	int			number = 0;
+	bool		plan_start = true;
+	int			cap = out->n + 4 * list_length(frame->storage_nodes) + 1;
+	int		   *insert_at = palloc(sizeof(int) * (list_length(frame->storage_nodes) + 1));
+	List	  **inserts = palloc0(sizeof(List *) * (list_length(frame->storage_nodes) + 1));
+	int			ninserts = 0;
+
+	for (int i = 0; i < out->n; i++)
+	{
+		int			indent;
+		const char *name;
+
+		if (frame->format == FORMAT_TEXT && out->line[i][0] == '\0')
+		{
+			plan_start = true;
+			continue;
+		}
+		name = node_header(out, i, plan_start, frame->format, &indent);
+		plan_start = false;
+		if (name == NULL)
+			continue;
+
+		if (next != NULL && ((StorageNode *) lfirst(next))->number == number)
+		{
+			StorageNode *node = (StorageNode *) lfirst(next);
+			int			end;
+			bool		last_in_object;
+
+			if (!starts_with(name, node->name))
+				return NULL;
+			end = properties_end(out, i + 1, indent, frame->format);
+			/* JSON: at the object's end the line before needs its comma */
+			last_in_object = end >= out->n || indent_of(out->line[end]) < indent;
+			insert_at[ninserts] = end;
+			inserts[ninserts] = storage_lines(node, frame->format, indent, last_in_object);
+			if (frame->format == FORMAT_JSON && last_in_object)
+				out->line[end - 1] = psprintf("%s,", out->line[end - 1]);
+			ninserts++;
+			next = lnext(frame->storage_nodes, next);
+		}
+		number++;
+	}
+	if (next != NULL || number != frame->nodes)
+		return NULL;
+
+	result->line = palloc(sizeof(char *) * cap);
+	result->n = 0;
+	for (int i = 0, k = 0; i <= out->n; i++)
+	{
+		ListCell   *lc;
+
+		while (k < ninserts && insert_at[k] == i)
+		{
+			foreach(lc, inserts[k])
+				result->line[result->n++] = lfirst(lc);
+			k++;
+		}
+		if (i < out->n)
+			result->line[result->n++] = out->line[i];
+	}
+	return result;
+}
+
+/* Split a document into lines (the trailing newline, if any, kept aside). */
+static Lines *
+split_lines(const char *doc, bool *trailing_newline)
+{
+	Lines	   *lines = palloc(sizeof(Lines));
+	char	   *copy = pstrdup(doc);
+	int			len = strlen(copy);
+	int			cap = 16;
+
+	*trailing_newline = len > 0 && copy[len - 1] == '\n';
+	if (*trailing_newline)
+		copy[len - 1] = '\0';
+	lines->line = palloc(sizeof(char *) * cap);
+	lines->n = 0;
+	for (char *p = copy;;)
+	{
+		char	   *nl = strchr(p, '\n');
+
+		if (lines->n == cap)
+		{
+			cap *= 2;
+			lines->line = repalloc(lines->line, sizeof(char *) * cap);
+		}
+		lines->line[lines->n++] = p;
+		if (nl == NULL)
+			break;
+		*nl = '\0';
+		p = nl + 1;
+	}
+	return lines;
+}
+
+/* ------------------------------------------------------------------------
+ * The holding receiver.
+ * ------------------------------------------------------------------------
+ */
+
+static void
+holding_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
+{
+	HoldingReceiver *h = (HoldingReceiver *) self;
+	MemoryContext old = MemoryContextSwitchTo(h->frame->cxt);
+
+	h->typeinfo = CreateTupleDescCopy(typeinfo);
+	/* ExplainResultDesc(): text, or xml or json (texts in the same form) */
+	h->passthrough = typeinfo->natts != 1 ||
+		(TupleDescAttr(typeinfo, 0)->atttypid != TEXTOID &&
+		 TupleDescAttr(typeinfo, 0)->atttypid != XMLOID &&
+		 TupleDescAttr(typeinfo, 0)->atttypid != JSONOID);
+	MemoryContextSwitchTo(old);
+	h->inner->rStartup(h->inner, operation, typeinfo);
+}
+
+static void
+send_rows(HoldingReceiver *h, List *rows)
+{
+	TupleTableSlot *slot = MakeSingleTupleTableSlot(h->typeinfo, &TTSOpsVirtual);
+	ListCell   *lc;
+
+	foreach(lc, rows)
+	{
+		ExecClearTuple(slot);
+		slot->tts_values[0] = CStringGetTextDatum((char *) lfirst(lc));
+		slot->tts_isnull[0] = false;
+		ExecStoreVirtualTuple(slot);
+		h->inner->receiveSlot(slot, h->inner);
+	}
+	ExecDropSingleTupleTableSlot(slot);
+}
+
+static bool
+holding_receive(TupleTableSlot *slot, DestReceiver *self)
+{
+	HoldingReceiver *h = (HoldingReceiver *) self;
+	MemoryContext old;
+	bool		isnull;
+	Datum		value;
+
+	if (h->passthrough)
+		return h->inner->receiveSlot(slot, h->inner);
+	value = slot_getattr(slot, 1, &isnull);
+	if (isnull)
+	{
+		/* not EXPLAIN's output after all: send what is held, then this */
+		h->passthrough = true;
+		send_rows(h, h->rows);
+		h->rows = NIL;
+		return h->inner->receiveSlot(slot, h->inner);
+	}
+	old = MemoryContextSwitchTo(h->frame->cxt);
+	h->rows = lappend(h->rows, TextDatumGetCString(value));
+	MemoryContextSwitchTo(old);
+	return true;
+}
+
+/* The held rows with memprobe's lines added, or the rows as they were. */
+static List *
+rewritten_rows(HoldingReceiver *h)
+{
+	ExplainFrame *frame = h->frame;
+	Lines	   *out;
+	Lines	   *added;
+	bool		trailing_newline = false;
+	List	   *rows = NIL;
+
+	if (frame->storage_nodes == NIL || h->rows == NIL)
+		return h->rows;
+	if (frame->format == FORMAT_TEXT)
+	{
+		ListCell   *lc;
+
+		out = palloc(sizeof(Lines));
+		out->n = 0;
+		out->line = palloc(sizeof(char *) * list_length(h->rows));
+		foreach(lc, h->rows)
+		{
+			/* a row with a newline in it is not one line: leave it all be */
+			if (strchr(lfirst(lc), '\n') != NULL)
+				return h->rows;
+			out->line[out->n++] = lfirst(lc);
+		}
+	}
+	else
+	{
+		if (list_length(h->rows) != 1)
+			return h->rows;
+		out = split_lines(linitial(h->rows), &trailing_newline);
+	}
+
+	added = add_storage_lines(out, frame);
+	if (added == NULL)
+	{
+		elog(DEBUG1, "memprobe: EXPLAIN's output does not have the plan nodes memprobe numbered; its Storage lines are left out");
+		return h->rows;
+	}
+
+	if (frame->format == FORMAT_TEXT)
+	{
+		for (int i = 0; i < added->n; i++)
+			rows = lappend(rows, added->line[i]);
+	}
+	else
+	{
+		StringInfoData doc;
+
+		initStringInfo(&doc);
+		for (int i = 0; i < added->n; i++)
+		{
+			if (i > 0)
+				appendStringInfoChar(&doc, '\n');
+			appendStringInfoString(&doc, added->line[i]);
+		}
+		if (trailing_newline)
+			appendStringInfoChar(&doc, '\n');
+		rows = list_make1(doc.data);
+	}
+	return rows;
+}
+
+static void
+holding_shutdown(DestReceiver *self)
+{
+	HoldingReceiver *h = (HoldingReceiver *) self;
+
+	if (h->rows != NIL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(h->frame->cxt);
+
+		send_rows(h, rewritten_rows(h));
+		MemoryContextSwitchTo(old);
+		h->rows = NIL;
+	}
+	h->inner->rShutdown(h->inner);
+}
+
+static void
+holding_destroy(DestReceiver *self)
+{
+	/* the frame's context goes when ProcessUtility returns */
+}
+
+/* ------------------------------------------------------------------------
+ * ProcessUtility: EXPLAIN with ANALYZE.
+ * ------------------------------------------------------------------------
+ */
+
+/*
+ * The options EXPLAIN will run with, read leniently: core reports bad
+ * options itself, in its own order, so anything unexpected here means "not
+ * ours" rather than an error.
+ */
+static bool
+explain_options(ExplainStmt *stmt, OutputFormat *format)
+{
+	bool		analyze = false;
+	ListCell   *lc;
+
+	*format = FORMAT_TEXT;
+	foreach(lc, stmt->options)
+	{
+		DefElem    *opt = (DefElem *) lfirst(lc);
+
+		if (strcmp(opt->defname, "analyze") == 0)
+		{
+			if (opt->arg == NULL)
+				analyze = true;
+			else if (IsA(opt->arg, String))
+			{
+				if (!parse_bool(strVal(opt->arg), &analyze))
+					return false;
+			}
+			else if (IsA(opt->arg, Integer))
+				analyze = intVal(opt->arg) != 0;
+			else
+				return false;
+		}
+		else if (strcmp(opt->defname, "format") == 0)
+		{
+			const char *p;
+
+			if (opt->arg == NULL || !IsA(opt->arg, String))
+				return false;
+			p = strVal(opt->arg);
+			if (strcmp(p, "text") == 0)
+				*format = FORMAT_TEXT;
+			else if (strcmp(p, "json") == 0)
+				*format = FORMAT_JSON;
+			else if (strcmp(p, "yaml") == 0)
+				*format = FORMAT_YAML;
+			else if (strcmp(p, "xml") == 0)
+				*format = FORMAT_XML;
+			else
+				return false;
+		}
+	}
+	return analyze;
+}
+
+static void
+explain_storage_process_utility(PlannedStmt *pstmt, const char *queryString,
+								bool readOnlyTree, ProcessUtilityContext context,
+								ParamListInfo params, QueryEnvironment *queryEnv,
+								DestReceiver *dest, QueryCompletion *qc)
+{
+	Node	   *parsetree = pstmt->utilityStmt;
+	OutputFormat format;
+	ExplainFrame *frame;
+	HoldingReceiver *holding;
+	MemoryContext cxt;
+
+	if (!explain_storage_enabled || !IsA(parsetree, ExplainStmt) ||
+		!explain_options((ExplainStmt *) parsetree, &format) || dest == NULL)
+	{
+		if (prev_process_utility)
+			prev_process_utility(pstmt, queryString, readOnlyTree, context,
+								 params, queryEnv, dest, qc);
+		else
+			standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
+									params, queryEnv, dest, qc);
+		return;
+	}
+
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "memprobe EXPLAIN storage",
+								ALLOCSET_SMALL_SIZES);
+	frame = MemoryContextAllocZero(cxt, sizeof(ExplainFrame));
+	frame->cxt = cxt;
+	frame->format = format;
+	frame->outer = current_frame;
+	holding = MemoryContextAllocZero(cxt, sizeof(HoldingReceiver));
+	holding->pub.receiveSlot = holding_receive;
+	holding->pub.rStartup = holding_startup;
+	holding->pub.rShutdown = holding_shutdown;
+	holding->pub.rDestroy = holding_destroy;
+	holding->pub.mydest = dest->mydest;
+	holding->inner = dest;
+	holding->frame = frame;
+
+	current_frame = frame;
+	PG_TRY();
+	{
+		if (prev_process_utility)
+			prev_process_utility(pstmt, queryString, readOnlyTree, context,
+								 params, queryEnv, &holding->pub, qc);
+		else
+			standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
+									params, queryEnv, &holding->pub, qc);
+	}
+	PG_FINALLY();
+	{
+		current_frame = frame->outer;
+	}
+	PG_END_TRY();
+	MemoryContextDelete(cxt);
+}
+
+void
+explain_storage_init(void)
+{
+	DefineCustomBoolVariable("memprobe.explain_storage",
+							 "EXPLAIN ANALYZE prints PostgreSQL 18's Storage line for WindowAgg, CTE Scan, Recursive Union and Table Function Scan.",
+							 "memprobe adds the lines to EXPLAIN's output on PostgreSQL 15 and 17; "
+							 "18 prints them itself.",
+							 &explain_storage_enabled, true, PGC_USERSET, 0, NULL, NULL, NULL);
+}
+
+void
+explain_storage_install_hooks(void)
+{
+	prev_process_utility = ProcessUtility_hook;
+	ProcessUtility_hook = explain_storage_process_utility;
+	prev_executor_start = ExecutorStart_hook;
+	ExecutorStart_hook = explain_storage_executor_start;
+	prev_executor_end = ExecutorEnd_hook;
+	ExecutorEnd_hook = explain_storage_executor_end;
+}
+
+#else							/* PostgreSQL 18: core prints them */
+
+void
+explain_storage_init(void)
+{
+	static bool explain_storage_enabled = true;
+
+	/* defined on every version, so that configuration naming it is valid */
+	DefineCustomBoolVariable("memprobe.explain_storage",
+							 "Has no effect on PostgreSQL 18, whose EXPLAIN ANALYZE prints these Storage lines itself.",
+							 NULL, &explain_storage_enabled, true, PGC_USERSET, 0, NULL, NULL, NULL);
+}
+
+void
+explain_storage_install_hooks(void)
+{
+}
+
+#endif

@@ -1,0 +1,15 @@
+/*-------------------------------------------------------------------------
+ *
+ * explain_storage.h
+ *	  PostgreSQL 18's EXPLAIN ANALYZE Storage lines for core's store-keeping
+ *	  nodes on 15 and 17 (explain_storage.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef MEMPROBE_EXPLAIN_STORAGE_H
+#define MEMPROBE_EXPLAIN_STORAGE_H
+
+extern void explain_storage_init(void);
+extern void explain_storage_install_hooks(void);
+
+#endif							/* MEMPROBE_EXPLAIN_STORAGE_H */
