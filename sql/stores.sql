@@ -206,6 +206,24 @@ SELECT * FROM st_fn_spills;
 RESET memprobe.enable_stores;
 RESET work_mem;
 DROP VIEW st_fn_spills;
+-- a Function Scan under a WindowAgg, and as a CTE's plan: both nodes' stores are memprobe's
+SET work_mem = '8MB';
+SELECT max(c) AS rows,
+       bool_and(in_fn) AS in_function_scan_context, bool_and(in_win) AS in_window_context
+  FROM (SELECT count(t) OVER () c,
+               (SELECT sum(total_bytes) FROM memprobe_contexts
+                 WHERE name = 'memprobe Function Scan tuples') > 3000 * 1100 AS in_fn,
+               (SELECT sum(total_bytes) FROM memprobe_contexts
+                 WHERE name = 'memprobe WindowAgg tuples') > 3000 * 1100 AS in_win
+          FROM st_srf_plpgsql(3000) t) s;
+WITH c AS MATERIALIZED (SELECT t FROM st_srf_plpgsql(3000) t)
+  SELECT count(*),
+         (SELECT sum(total_bytes) FROM memprobe_contexts
+           WHERE name = 'memprobe Function Scan tuples') > 3000 * 1100 AS in_function_scan_context,
+         (SELECT sum(total_bytes) FROM memprobe_contexts
+           WHERE name = 'memprobe CTE tuples') > 3000 * 1100 AS in_cte_context
+    FROM c;
+RESET work_mem;
 -- a lateral call is made again per outer row: its store stays core's (the small Function Scan
 -- contexts are the outer generate_series' and memprobe_contexts' own)
 SELECT count(*), bool_or(in_context) AS any_big_function_scan_context

@@ -33,9 +33,10 @@
  *	  is sent unchanged.
  *
  * The figures are 18's (tuplestore_get_stats()), kept by stores.c across
- * 15's and 17's per-partition and per-iteration stores, sampled at every
- * input row, so a store that was trimmed shows its peak where 18 shows what
- * it held when it was cleared.  When memprobe holds the store's tuples, a
+ * 15's and 17's per-partition and per-iteration stores and sampled at every
+ * input row (18 updates them when a store is trimmed, cleared or spills; a
+ * store filled in one call that spilled shows at least work_mem, the floor
+ * of 18's figure).  When memprobe holds the store's tuples, a
  * second line gives their context and the most it held in blocks, as
  * GenMaterial's node does.  auto_explain prints plans itself and gets no
  * lines.  memprobe.explain_storage turns this off.
@@ -98,7 +99,6 @@ typedef struct ExplainFrame
 	MemoryContext cxt;
 	OutputFormat format;
 	int			nodes;			/* nodes numbered so far, over every plan */
-	int			plans;			/* explained queries captured */
 	List	   *storage_nodes;	/* StorageNode *, in order */
 	List	   *queries;		/* QueryDesc * of explained queries started, not ended */
 	struct ExplainFrame *outer;
@@ -266,7 +266,12 @@ explain_storage_executor_start(QueryDesc *queryDesc, int eflags)
 	else
 		standard_ExecutorStart(queryDesc, eflags);
 
-	if (current_frame != NULL && is_explained_query(queryDesc, eflags))
+	/*
+	 * Queries started while an explained one runs are its functions' (or an
+	 * EXPLAIN memprobe did not wrap): not the frame's.
+	 */
+	if (current_frame != NULL && current_frame->queries == NIL &&
+		is_explained_query(queryDesc, eflags))
 	{
 		MemoryContext old = MemoryContextSwitchTo(current_frame->cxt);
 
@@ -289,7 +294,6 @@ explain_storage_executor_end(QueryDesc *queryDesc)
 			ps = outerPlanState(ps);
 		number_node(ps, &walk);
 		bms_free(walk.printed_subplans);
-		current_frame->plans++;
 	}
 
 	if (prev_executor_end)
@@ -414,6 +418,14 @@ properties_end(Lines *out, int from, int indent, OutputFormat format)
 	"Plans:", NULL};
 	static const char *const xml_after[] = {"<Shared-Hit-Blocks>", "<WAL-Records>", "<Workers>",
 	"<Plans>", NULL};
+
+	/*
+	 * What may follow a node's block, less indented, in text: a sibling or
+	 * the parent's next child or label, or the lines after the plan.
+	 */
+	static const char *const text_outer[] = {"->  ", "InitPlan ", "SubPlan ", "CTE ", "Planning",
+		"Execution Time: ", "Trigger ", "JIT:", "Settings: ", "Query Identifier: ",
+	"Serialization: ", NULL};
 	const char *const *after = format == FORMAT_TEXT ? text_after :
 		format == FORMAT_JSON ? json_after :
 		format == FORMAT_YAML ? yaml_after : xml_after;
@@ -425,8 +437,32 @@ properties_end(Lines *out, int from, int indent, OutputFormat format)
 		int			ind = indent_of(line);
 		bool		stop = false;
 
-		if (line[0] == '\0' || ind < indent)
+		if (line[0] == '\0')
 			break;
+
+		/*
+		 * A text or XML value can hold a newline (a string constant in a
+		 * filter, say), and its continuation lines start anywhere: in XML
+		 * every real line starts with a tag (values escape '<'); in text a
+		 * less indented line must be one that can follow a node's block, or
+		 * the output is not understood (-1).  JSON and YAML escape newlines.
+		 */
+		if (format == FORMAT_XML && line[ind] != '<')
+			continue;
+		if (ind < indent)
+		{
+			if (format == FORMAT_TEXT)
+			{
+				bool		known = false;
+
+				for (int k = 0; text_outer[k] != NULL; k++)
+					if (starts_with(line + ind, text_outer[k]))
+						known = true;
+				if (!known)
+					return -1;
+			}
+			break;
+		}
 		if (ind > indent)
 			continue;
 		for (int k = 0; after[k] != NULL; k++)
@@ -519,6 +555,8 @@ add_storage_lines(Lines *out, ExplainFrame *frame)
 			if (!starts_with(name, node->name))
 				return NULL;
 			end = properties_end(out, i + 1, indent, frame->format);
+			if (end < 0)
+				return NULL;
 			/* JSON: at the object's end the line before needs its comma */
 			last_in_object = end >= out->n || indent_of(out->line[end]) < indent;
 			insert_at[ninserts] = end;
@@ -594,7 +632,8 @@ holding_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
 	HoldingReceiver *h = (HoldingReceiver *) self;
 	MemoryContext old = MemoryContextSwitchTo(h->frame->cxt);
 
-	h->typeinfo = CreateTupleDescCopy(typeinfo);
+	/* ExplainQuery's own, alive until after rShutdown */
+	h->typeinfo = typeinfo;
 	/* ExplainResultDesc(): text, or xml or json (texts in the same form) */
 	h->passthrough = typeinfo->natts != 1 ||
 		(TupleDescAttr(typeinfo, 0)->atttypid != TEXTOID &&
@@ -841,9 +880,9 @@ explain_storage_process_utility(PlannedStmt *pstmt, const char *queryString,
 	PG_FINALLY();
 	{
 		current_frame = frame->outer;
+		MemoryContextDelete(cxt);
 	}
 	PG_END_TRY();
-	MemoryContextDelete(cxt);
 }
 
 void

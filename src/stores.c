@@ -155,13 +155,19 @@ typedef struct StoreOwner
 	struct StoreOwner *next;
 } StoreOwner;
 
-/* A wrapped node: a child of a StoreOwner, or the owner itself (self). */
+/*
+ * A wrapped node, with up to two roles: the child of an owner (whose stores
+ * are claimed before each call), and an owner that makes its store in one
+ * call (a Function Scan or Table Function Scan, handled around its calls).
+ * A Function Scan under a WindowAgg, or the plan of a CTE, has both.
+ */
 typedef struct WrappedNode
 {
 	PlanState  *node;
 	ExecProcNodeMtd real;		/* the node's own ExecProcNodeReal */
-	StoreOwner *owner;
-	bool		self;
+	StoreOwner *parent;			/* child role: the owner above, or NULL */
+	StoreOwner *self;			/* self role: the node's own owner, or NULL */
+	void	   *query;			/* the QueryStores it belongs to */
 	struct WrappedNode *next;
 } WrappedNode;
 
@@ -173,6 +179,7 @@ typedef struct WrappedNode
  */
 static StoreOwner *owners = NULL;
 static WrappedNode *wrapped = NULL;
+static WrappedNode *last_wrapped = NULL;	/* the last one found: most calls repeat it */
 
 typedef struct QueryStores
 {
@@ -238,7 +245,13 @@ claim_stores(StoreOwner *owner)
 		{
 			owner->spilled = true;
 			owner->used_disk[phys] = true;
-			space = compat_tuplestore_disk_used(store);
+
+			/*
+			 * 18 also counts what the store held in memory when it spilled,
+			 * which was over work_mem: a store filled in one call was never
+			 * seen then, so work_mem is the figure's floor.
+			 */
+			space = Max(compat_tuplestore_disk_used(store), compat_ts(store)->allowedMem);
 		}
 		if (space > owner->max_space[phys])
 			owner->max_space[phys] = space;
@@ -259,28 +272,20 @@ find_wrapped(PlanState *ps)
 {
 	WrappedNode *w;
 
+	if (likely(last_wrapped != NULL && last_wrapped->node == ps))
+		return last_wrapped;
 	for (w = wrapped; w != NULL; w = w->next)
 		if (w->node == ps)
-			return w;
+			return last_wrapped = w;
 	elog(ERROR, "memprobe: no wrapper recorded for plan node %d",
 		 ps->plan->plan_node_id);
 	return NULL;				/* keep compiler quiet */
 }
 
-/* ExecProcNodeReal of a wrapped child: claim the owner's stores, then run. */
-static TupleTableSlot *
-wrapped_child_exec(PlanState *ps)
-{
-	WrappedNode *w = find_wrapped(ps);
-
-	claim_stores(w->owner);
-	return w->real(ps);
-}
-
 /*
  * Will this call of a Function Scan or Table Function Scan make its store?
- * A Function Scan makes all of them in its first call (FunctionNext), and
- * is unwrapped after it (its per-function state is private to
+ * A Function Scan makes all of them in its first call (FunctionNext), after
+ * which its self role ends (its per-function state is private to
  * nodeFunctionscan.c, so that is also the only call memprobe can tell).
  */
 static bool
@@ -291,21 +296,28 @@ makes_store(PlanState *ps)
 	return IsA(ps, FunctionScanState);
 }
 
+static TupleTableSlot *wrapped_exec(PlanState *ps);
+
 /*
- * ExecProcNodeReal of a Function Scan or Table Function Scan: on the call
- * that makes the store, the owner's context is the per-query memory the
- * store is made in (see the file header); after it, a sample.  A Function
- * Scan needs nothing more after its first call (its stores are never made
- * again, and 18 prints nothing for it), so it is unwrapped.
+ * The self role around one call: on the call that makes the store, the
+ * owner's context is the per-query memory the store is made in (see the
+ * file header); after it, a sample.
  */
 static TupleTableSlot *
-wrapped_self_exec(PlanState *ps)
+self_call(WrappedNode *w, PlanState *ps)
 {
-	WrappedNode *w = find_wrapped(ps);
-	StoreOwner *owner = w->owner;
+	StoreOwner *owner = w->self;
 	TupleTableSlot *slot;
+	bool		making = makes_store(ps);
 
-	if (owner->tuples != NULL && makes_store(ps))
+	/* 18 prints the store a rescan makes anew, not the largest of them */
+	if (making && IsA(ps, TableFuncScanState))
+	{
+		owner->max_space[0] = 0;
+		owner->used_disk[0] = false;
+	}
+
+	if (owner->tuples != NULL && making)
 	{
 		ExprContext *econtext = ps->ps_ExprContext;
 		MemoryContext per_query = econtext->ecxt_per_query_memory;
@@ -326,13 +338,31 @@ wrapped_self_exec(PlanState *ps)
 
 	if (IsA(ps, FunctionScanState))
 	{
-		ps->ExecProcNodeReal = w->real;
-		if (ps->ExecProcNode == wrapped_self_exec)
-			ps->ExecProcNode = w->real;
+		/* its stores are never made again, and 18 prints nothing for it */
+		w->self = NULL;
+		if (w->parent == NULL && ps->ExecProcNodeReal == wrapped_exec)
+		{
+			ps->ExecProcNodeReal = w->real;
+			if (ps->ExecProcNode == wrapped_exec)
+				ps->ExecProcNode = w->real;
+		}
 	}
 	else
 		claim_stores(owner);
 	return slot;
+}
+
+/* ExecProcNodeReal of a wrapped node */
+static TupleTableSlot *
+wrapped_exec(PlanState *ps)
+{
+	WrappedNode *w = find_wrapped(ps);
+
+	if (w->parent != NULL)
+		claim_stores(w->parent);
+	if (w->self != NULL)
+		return self_call(w, ps);
+	return w->real(ps);
 }
 
 /* ------------------------------------------------------------------------
@@ -377,40 +407,58 @@ add_owner(StartWalk *walk, PlanState *ps, const char *context_name)
 	return owner;
 }
 
-static void
+/*
+ * Give 'node' a role: child of 'owner' (self false), or the owner's own node
+ * (self true).  A node is wrapped once; a second role goes into the same
+ * wrapper.  False if the role is taken already.
+ */
+static bool
 wrap_node(StartWalk *walk, StoreOwner *owner, PlanState *node, bool self)
 {
-	ExecProcNodeMtd fn = self ? wrapped_self_exec : wrapped_child_exec;
-	WrappedNode *w;
+	WrappedNode *w = NULL;
 
-	/* a node is wrapped once (ExecProcNodeFirst and ExecProcNodeInstr both call ExecProcNodeReal) */
-	if (node == NULL || node->ExecProcNodeReal == wrapped_child_exec ||
-		node->ExecProcNodeReal == wrapped_self_exec)
-		return;
-	w = MemoryContextAlloc(walk->estate->es_query_cxt, sizeof(WrappedNode));
-	w->node = node;
-	w->real = node->ExecProcNodeReal;
-	w->owner = owner;
-	w->self = self;
-	node->ExecProcNodeReal = fn;
-	w->next = wrapped;
-	wrapped = w;
+	if (node == NULL)
+		return false;
+	if (node->ExecProcNodeReal == wrapped_exec)
+	{
+		for (w = wrapped; w != NULL; w = w->next)
+			if (w->node == node)
+				break;
+		Assert(w != NULL);
+	}
+	else
+	{
+		w = MemoryContextAllocZero(walk->estate->es_query_cxt, sizeof(WrappedNode));
+		w->node = node;
+		w->real = node->ExecProcNodeReal;
+		w->query = walk->qs;
+		/* ExecProcNodeFirst and ExecProcNodeInstr both call ExecProcNodeReal */
+		node->ExecProcNodeReal = wrapped_exec;
+		w->next = wrapped;
+		wrapped = w;
+	}
+	if (self ? w->self != NULL : w->parent != NULL)
+		return false;
+	if (self)
+		w->self = owner;
+	else
+		w->parent = owner;
+	return true;
 }
 
-/* A Function Scan none of whose functions depends on a parameter. */
+/*
+ * Is the node's store made once per query, never again on a rescan?  Core
+ * makes it again only when a parameter its functions use changes; with no
+ * parameter in the node at all (its functions, quals or target list) that
+ * never happens.  Without one and without sub plans of its own, nothing but
+ * its functions and expressions (no init plan, no hashed sub plan) runs in
+ * the call memprobe gives its context to.
+ */
 static bool
-function_scan_made_once(FunctionScanState *fs)
+made_once(PlanState *ps)
 {
-	ListCell   *lc;
-
-	foreach(lc, ((FunctionScan *) fs->ss.ps.plan)->functions)
-	{
-		RangeTblFunction *rtfunc = (RangeTblFunction *) lfirst(lc);
-
-		if (!bms_is_empty(rtfunc->funcparams))
-			return false;
-	}
-	return true;
+	return bms_is_empty(ps->plan->allParam) && ps->subPlan == NIL &&
+		ps->initPlan == NIL;
 }
 
 /* the owner's context name when claiming, NULL when only watching, or "" to leave the node alone */
@@ -422,11 +470,23 @@ owner_role(StartWalk *walk, const char *context_name)
 	return walk->watch ? NULL : "";
 }
 
+/* Undo add_owner() for the owner just added, whose node could not be wrapped. */
+static void
+drop_owner(StoreOwner *owner)
+{
+	Assert(owners == owner);
+	owners = owner->next;
+	if (owner->tuples != NULL)
+		MemoryContextDelete(owner->tuples);
+	pfree(owner);
+}
+
 static bool
 start_walker(PlanState *ps, void *context)
 {
 	StartWalk  *walk = (StartWalk *) context;
 	const char *role;
+	StoreOwner *owner;
 
 	if (ps == NULL)
 		return false;
@@ -436,17 +496,21 @@ start_walker(PlanState *ps, void *context)
 		case T_WindowAggState:
 			role = owner_role(walk, "memprobe WindowAgg tuples");
 			if (role == NULL || *role != '\0')
-				wrap_node(walk, add_owner(walk, ps, role), outerPlanState(ps), false);
+			{
+				owner = add_owner(walk, ps, role);
+				if (!wrap_node(walk, owner, outerPlanState(ps), false))
+					drop_owner(owner);
+			}
 			break;
 		case T_RecursiveUnionState:
 			role = owner_role(walk, "memprobe Recursive Union tuples");
 			if (role == NULL || *role != '\0')
 			{
-				StoreOwner *owner = add_owner(walk, ps, role);
-
+				owner = add_owner(walk, ps, role);
 				claim_stores(owner);
-				wrap_node(walk, owner, outerPlanState(ps), false);
-				wrap_node(walk, owner, innerPlanState(ps), false);
+				/* both children call into it; at least one is ever wrapped */
+				(void) wrap_node(walk, owner, outerPlanState(ps), false);
+				(void) wrap_node(walk, owner, innerPlanState(ps), false);
 			}
 			break;
 		case T_CteScanState:
@@ -454,23 +518,30 @@ start_walker(PlanState *ps, void *context)
 			if (((CteScanState *) ps)->leader == (CteScanState *) ps &&
 				(role == NULL || *role != '\0'))
 			{
-				StoreOwner *owner = add_owner(walk, ps, role);
-
+				owner = add_owner(walk, ps, role);
 				claim_stores(owner);
 				/* the CTE's plan, shared by every CTE Scan of it, fills the store */
-				wrap_node(walk, owner, ((CteScanState *) ps)->cteplanstate, false);
+				(void) wrap_node(walk, owner, ((CteScanState *) ps)->cteplanstate, false);
 			}
 			break;
 		case T_TableFuncScanState:
 			role = owner_role(walk, "memprobe Table Function Scan tuples");
-			if (role != NULL && *role != '\0' && !bms_is_empty(ps->plan->allParam))
+			if (role != NULL && *role != '\0' && !made_once(ps))
 				role = walk->watch ? NULL : "";
 			if (role == NULL || *role != '\0')
-				wrap_node(walk, add_owner(walk, ps, role), ps, true);
+			{
+				owner = add_owner(walk, ps, role);
+				if (!wrap_node(walk, owner, ps, true))
+					drop_owner(owner);
+			}
 			break;
 		case T_FunctionScanState:
-			if (walk->claim && function_scan_made_once((FunctionScanState *) ps))
-				wrap_node(walk, add_owner(walk, ps, "memprobe Function Scan tuples"), ps, true);
+			if (walk->claim && made_once(ps))
+			{
+				owner = add_owner(walk, ps, "memprobe Function Scan tuples");
+				if (!wrap_node(walk, owner, ps, true))
+					drop_owner(owner);
+			}
 			break;
 		default:
 			break;
@@ -488,9 +559,10 @@ forget_query(void *arg)
 {
 	void	   *query = arg;
 
+	last_wrapped = NULL;
 	for (WrappedNode **p = &wrapped; *p != NULL;)
 	{
-		if ((*p)->owner->query == query)
+		if ((*p)->query == query)
 			*p = (*p)->next;
 		else
 			p = &(*p)->next;
