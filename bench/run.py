@@ -158,6 +158,18 @@ def streamscan_variants(c):
             Variant("core", c["main"], "-c memprobe.enable_streamscan=off")]
 
 
+def deform_variants(c):
+    """StreamScan deforming by need, StreamScan deforming every column up to the last needed one,
+    core's Seq Scan, and PostgreSQL 18's core when bench/run was given --core18."""
+    v = [Variant("memprobe", c["main"], "-c memprobe.enable_streamscan=on -c memprobe.streamscan_deform_by_need=on"),
+         Variant("memprobe, by need off", c["main"],
+                 "-c memprobe.enable_streamscan=on -c memprobe.streamscan_deform_by_need=off"),
+         Variant("core", c["main"], "-c memprobe.enable_streamscan=off")]
+    if "core18" in c:
+        v.append(Variant("PostgreSQL 18 core", c["core18"]))
+    return v
+
+
 def partitions_setup(n, quick):
     """parts_N: N hash partitions (on id) of 100000 rows (v = id % 100), each partition
     small."""
@@ -383,7 +395,7 @@ WORKLOADS = [
             "n": n, "rows": 50000 if quick else 1000000,
             "cols": "".join(", g AS c%d" % i for i in range(n))},
         "query": lambda n: "SELECT sum(last) FROM deform_%d;" % n,
-        "variants": streamscan_variants,
+        "variants": deform_variants,
         "transactions": (lambda n: 20, lambda n: 3),
     },
     partitions_workload(
@@ -909,7 +921,7 @@ def main():
     os.makedirs(outdir, exist_ok=True)
 
     clusters = {"main": Cluster(args.bindir, "main", 54991, preload=True)}
-    if args.core18_bindir and any(w.get("variants") is stores_variants for w in chosen):
+    if args.core18_bindir and any(w.get("variants") in (stores_variants, deform_variants) for w in chosen):
         clusters["core18"] = Cluster(args.core18_bindir, "core18", 54993, preload=False)
     if any(w["name"].startswith("pgbench_") for w in chosen):
         clusters["plain"] = Cluster(args.bindir, "plain", 54992, preload=False)

@@ -44,6 +44,9 @@ int			streamscan_distance = 256;
 /* memprobe.streamscan_page_quals */
 bool		streamscan_page_quals = true;
 
+/* memprobe.streamscan_deform_by_need */
+bool		streamscan_deform_by_need = true;
+
 static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
 
 static Plan *streamscan_plan_path(PlannerInfo *root, RelOptInfo *rel,
@@ -196,6 +199,17 @@ streamscan_init(void)
 							 "offset are checked in the page loop, before a tuple is stored in a slot.  "
 							 "Takes effect at executor start.",
 							 &streamscan_page_quals,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+	DefineCustomBoolVariable("memprobe.streamscan_deform_by_need",
+							 "Deforms only the columns a streaming scan's quals and projection read.",
+							 "When the scan projects, each needed column is reached from the end of the "
+							 "variable-width column before it, without walking the columns in between "
+							 "(tuples with a NULL before the last needed column are deformed column by "
+							 "column).  Takes effect at executor start.",
+							 &streamscan_deform_by_need,
 							 true,
 							 PGC_USERSET,
 							 0,

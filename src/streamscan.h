@@ -22,6 +22,7 @@ extern int	streamscan_distance;
 
 /* memprobe.streamscan_page_quals */
 extern bool streamscan_page_quals;
+extern bool streamscan_deform_by_need;
 
 extern const CustomScanMethods streamscan_scan_methods;
 

@@ -42,6 +42,7 @@
 #include "postgres.h"
 
 #include "access/heapam.h"
+#include "access/sysattr.h"
 #include "access/relscan.h"
 #include "access/syncscan.h"
 #include "access/tableam.h"
@@ -49,6 +50,7 @@
 #include "miscadmin.h"
 #include "nodes/extensible.h"
 #include "optimizer/clauses.h"
+#include "optimizer/optimizer.h"
 #include "pgstat.h"
 #include "storage/bufmgr.h"
 #include "storage/predicate.h"
@@ -110,6 +112,7 @@ typedef struct StreamScanState
 	bool		recompile;		/* 15: qual and projection compiled again */
 	bool		qual_deferred;	/* 15: ... the qual only once it is needed */
 	bool		want_page_quals;	/* memprobe.streamscan_page_quals at start */
+	bool		want_by_need;	/* memprobe.streamscan_deform_by_need at start */
 
 	/* page-loop quals (page_quals.h), and the quals left after them */
 	PageQuals  *page_quals;
@@ -195,6 +198,43 @@ streamscan_begin(CustomScanState *node, EState *estate, int eflags)
 	 */
 	s->want_page_quals = streamscan_page_quals &&
 		!(has_subplans && contain_subplans((Node *) scan->plan.qual));
+	s->want_by_need = streamscan_deform_by_need;
+}
+
+/*
+ * needed_columns
+ *		The columns (0-based) the node's quals and projection read, or NULL
+ *		if its scan slot must be whole: when the node does not project (the
+ *		slot itself goes to the parent) or reads a whole row.  System columns
+ *		are not deformed and need nothing.
+ */
+static Bitmapset *
+needed_columns(CustomScanState *node)
+{
+	Scan	   *scan = (Scan *) node->ss.ps.plan;
+	Bitmapset  *attrs = NULL;
+	Bitmapset  *columns = NULL;
+	int			m = -1;
+
+	if (node->ss.ps.ps_ProjInfo == NULL)
+		return NULL;
+	pull_varattnos((Node *) scan->plan.targetlist, scan->scanrelid, &attrs);
+	pull_varattnos((Node *) scan->plan.qual, scan->scanrelid, &attrs);
+	while ((m = bms_next_member(attrs, m)) >= 0)
+	{
+		AttrNumber	attno = m + FirstLowInvalidHeapAttributeNumber;
+
+		if (attno == InvalidAttrNumber)
+		{
+			bms_free(columns);
+			columns = NULL;
+			break;
+		}
+		if (attno > 0)
+			columns = bms_add_member(columns, attno - 1);
+	}
+	bms_free(attrs);
+	return columns;
 }
 
 /*
@@ -236,6 +276,16 @@ prepare_scan(StreamScanState *s)
 			node->ss.ps.qual = NULL;
 			s->qual_deferred = true;
 		}
+	}
+
+	/* only what the quals and projection read (nothing: nothing to do) */
+	if (s->want_by_need)
+	{
+		Bitmapset  *columns = needed_columns(node);
+
+		if (columns != NULL)
+			tuple_deform_set_need(node->ss.ss_ScanTupleSlot, columns);
+		bms_free(columns);
 	}
 
 	MemoryContextSwitchTo(oldcxt);

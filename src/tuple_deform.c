@@ -84,6 +84,20 @@ deform_slot_init(TupleTableSlot *slot)
 
 	dslot->deform_desc = NULL;
 	dslot->deform_attrs = NULL;
+	dslot->need = NULL;
+	dslot->need_done = 0;
+}
+
+static void
+free_need(DeformNeed *need)
+{
+	pfree(need->need);
+	pfree(need->vars);
+	pfree(need->rank);
+	pfree(need->delta);
+	pfree(need->var_off);
+	pfree(need->var_end);
+	pfree(need);
 }
 
 static void
@@ -95,6 +109,202 @@ deform_slot_release(TupleTableSlot *slot)
 		pfree(dslot->deform_attrs);
 	dslot->deform_attrs = NULL;
 	dslot->deform_desc = NULL;
+	if (dslot->need)
+		free_need(dslot->need);
+	dslot->need = NULL;
+}
+
+/*
+ * tuple_deform_set_need
+ *		From now on fill only 'columns' (0-based column numbers) of the
+ *		slot's tuples: the columns the node's quals and projection read.  The
+ *		others are left unset although tts_nvalid counts them, so the caller
+ *		must own every reader of the slot: a scan whose projection makes the
+ *		tuples it returns, whose quals and projection read no whole row, and
+ *		no one else reading its scan slot.  NULL: every column again.
+ */
+void
+tuple_deform_set_need(TupleTableSlot *slot, Bitmapset *columns)
+{
+	DeformSlot *dslot = (DeformSlot *) slot;
+	TupleDesc	desc = slot->tts_tupleDescriptor;
+	MemoryContext old;
+	DeformNeed *need;
+	int			col;
+	int			nvars = 0;
+	int			base = -1;
+
+	Assert(slot->tts_ops == &memprobe_deform_slot_ops);
+	if (dslot->need)
+		free_need(dslot->need);
+	dslot->need = NULL;
+	dslot->need_done = 0;
+	if (columns == NULL)
+		return;
+
+	old = MemoryContextSwitchTo(slot->tts_mcxt);
+	need = palloc0(sizeof(DeformNeed));
+	need->maxneed = Min(bms_prev_member(columns, -1) + 1, desc->natts);
+	need->need = palloc(sizeof(int16) * Max(bms_num_members(columns), 1));
+	col = -1;
+	while ((col = bms_next_member(columns, col)) >= 0 && col < need->maxneed)
+		need->need[need->nneed++] = col;
+
+	need->vars = palloc(sizeof(int16) * Max(need->maxneed, 1));
+	need->rank = palloc(sizeof(int16) * Max(need->maxneed, 1));
+	need->delta = palloc(sizeof(int32[8]) * Max(need->maxneed, 1));
+	for (col = 0; col < need->maxneed; col++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, col);
+
+		/* the offset past the base's end, for each phase of that end */
+		for (int phase = 0; phase < 8; phase++)
+		{
+			int32		off = phase;
+
+			if (base < 0 && phase > 0)
+			{
+				need->delta[col][phase] = 0;	/* no base: the end is 0 */
+				continue;
+			}
+			for (int between = base + 1; between < col; between++)
+			{
+				Form_pg_attribute b = TupleDescAttr(desc, between);
+
+				off = att_align_nominal(off, b->attalign) + b->attlen;
+			}
+			if (att->attlen > 0)
+				off = att_align_nominal(off, att->attalign);
+			need->delta[col][phase] = off - phase;
+		}
+		if (att->attlen > 0)
+			need->rank[col] = base < 0 ? -1 : nvars - 1;
+		else
+		{
+			need->rank[col] = nvars;
+			need->vars[nvars++] = col;
+			base = col;
+		}
+	}
+	need->nvars = nvars;
+	need->var_off = palloc(sizeof(uint32) * Max(nvars, 1));
+	need->var_end = palloc(sizeof(uint32) * Max(nvars, 1));
+	MemoryContextSwitchTo(old);
+	dslot->need = need;
+}
+
+/* No NULL among the first 'n' columns of a tuple with a null bitmap? */
+static inline bool
+no_nulls_before(const bits8 *bp, int n)
+{
+	int			bytes = n >> 3;
+
+	for (int i = 0; i < bytes; i++)
+		if (bp[i] != 0xFF)
+			return false;
+	if (n & 7)
+	{
+		bits8		mask = (bits8) ((1 << (n & 7)) - 1);
+
+		if ((bp[bytes] & mask) != mask)
+			return false;
+	}
+	return true;
+}
+
+/* Locate the variable-width columns of the current tuple up to vars[k]. */
+static inline void
+locate_vars(DeformSlot *dslot, const DeformAttr *attrs, char *tp, int k)
+{
+	DeformNeed *need = dslot->need;
+
+	for (int i = dslot->need_done; i <= k; i++)
+	{
+		int			col = need->vars[i];
+		const DeformAttr *att = &attrs[col];
+		uint32		off;
+
+		if (i == 0)
+			off = need->delta[col][0];
+		else
+		{
+			uint32		end = need->var_end[i - 1];
+
+			off = end + need->delta[col][end & 7];
+		}
+		if (att->attlen == -1)
+			off = att_align_pointer(off, att->attalign, -1, tp + off);
+		else
+			off = att_align_nominal(off, att->attalign);
+		need->var_off[i] = off;
+		need->var_end[i] = att_addlength_pointer(off, att->attlen, tp + off);
+	}
+	if (k >= dslot->need_done)
+		dslot->need_done = k + 1;
+}
+
+/*
+ * deform_by_need
+ *		Fill the needed columns among tts_nvalid .. natts - 1 (natts no more
+ *		than the tuple has), each from its base's end, and count them all
+ *		valid.  The tuple has no NULL before maxneed.
+ */
+static void
+deform_by_need(DeformSlot *dslot, char *tp, int natts)
+{
+	TupleTableSlot *slot = &dslot->base.base.base;
+	DeformNeed *need = dslot->need;
+	const DeformAttr *attrs = dslot->deform_attrs;
+	Datum	   *values = slot->tts_values;
+	bool	   *isnull = slot->tts_isnull;
+	int			from = slot->tts_nvalid;
+
+#ifdef USE_ASSERT_CHECKING
+	/* what no one may read: poison, so that a reader shows in tests */
+	for (int col = from; col < natts; col++)
+	{
+		values[col] = (Datum) UINT64CONST(0x7F7F7F7F7F7F7F7F);
+		isnull[col] = false;
+	}
+#endif
+
+	for (int i = 0; i < need->nneed; i++)
+	{
+		int			col = need->need[i];
+		const DeformAttr *att = &attrs[col];
+		int			k = need->rank[col];
+		uint32		off;
+
+		if (col < from)
+			continue;
+		if (col >= natts)
+			break;
+		if (att->attlen > 0)
+		{
+			if (att->cacheoff >= 0)
+				off = att->cacheoff;
+			else if (k < 0)
+				off = need->delta[col][0];
+			else
+			{
+				uint32		end;
+
+				if (k >= dslot->need_done)
+					locate_vars(dslot, attrs, tp, k);
+				end = need->var_end[k];
+				off = end + need->delta[col][end & 7];
+			}
+		}
+		else
+		{
+			if (k >= dslot->need_done)
+				locate_vars(dslot, attrs, tp, k);
+			off = need->var_off[k];
+		}
+		values[col] = fetch_att(tp + off, att->attbyval, att->attlen);
+		isnull[col] = false;
+	}
+	slot->tts_nvalid = Max(natts, from);
 }
 
 /*
@@ -137,6 +347,23 @@ memprobe_deform(TupleTableSlot *slot, int natts)
 	/* only as many columns as the tuple has */
 	natts = Min(HeapTupleHeaderGetNatts(tup), natts);
 
+	tp = (char *) tup + tup->t_hoff;
+
+	/*
+	 * By need: when no column up to the last needed one is NULL (then every
+	 * call for this tuple takes this way, and a later call resumes from the
+	 * variable-width columns located so far).
+	 */
+	if (dslot->need != NULL &&
+		(!hasnulls ||
+		 no_nulls_before(bp, Min(dslot->need->maxneed, HeapTupleHeaderGetNatts(tup)))))
+	{
+		if (slot->tts_nvalid == 0)
+			dslot->need_done = 0;
+		deform_by_need(dslot, tp, natts);
+		return;
+	}
+
 	attnum = slot->tts_nvalid;
 	if (attnum == 0)
 	{
@@ -149,8 +376,6 @@ memprobe_deform(TupleTableSlot *slot, int natts)
 		off = dslot->base.base.off;
 		slow = TTS_SLOW(slot);
 	}
-
-	tp = (char *) tup + tup->t_hoff;
 
 	for (; attnum < natts; attnum++)
 	{

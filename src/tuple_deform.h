@@ -24,6 +24,7 @@
 #include "access/htup.h"
 #include "executor/tuptable.h"
 #include "access/htup_details.h"
+#include "nodes/bitmapset.h"
 #include "storage/bufmgr.h"
 
 /* One column, as deformation needs it. */
@@ -36,12 +37,38 @@ typedef struct DeformAttr
 	char		attalign;
 } DeformAttr;
 
+/*
+ * Deformation by need (tuple_deform_set_need): the columns the node that
+ * owns the slot reads, and how to reach each without walking the columns
+ * before it.  A column's offset is fixed relative to the end of the last
+ * variable-width column before it (its "base"), given that end's phase
+ * modulo 8 (alignments are 1, 2, 4 or 8): delta[col][phase].  For a
+ * variable-width column that is the offset before its own alignment, which
+ * depends on its header.  Only valid for tuples with no NULL before
+ * 'maxneed'; the others are deformed column by column.
+ */
+typedef struct DeformNeed
+{
+	int			maxneed;		/* 1 + the highest needed column */
+	int			nneed;
+	int16	   *need;			/* the needed columns, ascending */
+	int			nvars;
+	int16	   *vars;			/* variable-width columns below maxneed, ascending */
+	int16	   *rank;			/* per column below maxneed: its base's index in vars, or -1;
+								 * for a variable-width column, its own index */
+	int32	  (*delta)[8];		/* per column below maxneed, see above */
+	uint32	   *var_off;		/* per var, for the current tuple: its offset */
+	uint32	   *var_end;		/* ... and where it ends */
+} DeformNeed;
+
 /* The slot: a BufferHeapTupleTableSlot and the compact column array. */
 typedef struct DeformSlot
 {
 	BufferHeapTupleTableSlot base;
 	TupleDesc	deform_desc;	/* descriptor deform_attrs was built for */
 	DeformAttr *deform_attrs;	/* in the slot's memory context */
+	DeformNeed *need;			/* deformation by need, or NULL: every column */
+	int			need_done;		/* vars of the current tuple located so far */
 } DeformSlot;
 
 extern PGDLLIMPORT TupleTableSlotOps memprobe_deform_slot_ops;
@@ -49,6 +76,7 @@ extern PGDLLIMPORT TupleTableSlotOps memprobe_deform_slot_ops;
 extern void tuple_deform_init(void);
 extern DeformAttr *tuple_deform_attrs(TupleDesc desc, MemoryContext cxt);
 extern void memprobe_deform(TupleTableSlot *slot, int natts);
+extern void tuple_deform_set_need(TupleTableSlot *slot, Bitmapset *columns);
 
 /*
  * deform_slot_store
@@ -76,6 +104,7 @@ deform_slot_store(TupleTableSlot *slot, HeapTuple tuple, Buffer buffer)
 
 	slot->tts_flags &= ~TTS_FLAG_EMPTY;
 	slot->tts_nvalid = 0;
+	((DeformSlot *) slot)->need_done = 0;
 	bslot->base.tuple = tuple;
 	bslot->base.off = 0;
 	slot->tts_tid = tuple->t_self;
