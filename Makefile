@@ -50,11 +50,17 @@ ISOLATION = material_epq streamscan_epq streamscan_serializable backends_idle
 ISOLATION_OPTS = --temp-config=$(srcdir)/memprobe.conf --temp-instance=./tmp_check_iso
 
 # Test builds only (scripts/test): pause points that specs use to hold a backend at an exact place
-# (src/injection.h), and the specs that need them.  Never in a build for production use.
+# (src/injection.h), and the specs that need them; memprobe_test_deform() (src/deform_check.c), the
+# randomized check of memprobe's tuple deformation against core's, and its suite.  Never in a build
+# for production use.
 ifeq ($(MEMPROBE_INJECTION_POINTS),1)
 PG_CPPFLAGS += -DMEMPROBE_INJECTION_POINTS
+OBJS += src/deform_check.o
+REGRESS += deform_random
 ISOLATION += streamscan_ssi_window
 endif
+# so that "make clean" removes it whichever build runs it
+EXTRA_CLEAN += src/deform_check.o src/deform_check.bc
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)

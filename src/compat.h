@@ -688,4 +688,26 @@ compat_my_proc_number(void)
 #endif
 }
 
+/* ------------------------------------------------------------------------
+ * Tuple descriptors (deform_check.c, test builds).
+ * ------------------------------------------------------------------------
+ */
+
+/*
+ * After changing column i's pg_attribute fields in a descriptor by hand:
+ * from 18 the descriptor also keeps a CompactAttribute copy of them, which
+ * is what core's tuple formation and deformation read, refreshed by
+ * populate_compact_attribute().  Before 18 there is no copy.
+ */
+static inline void
+compat_tupledesc_attr_changed(TupleDesc desc, int i)
+{
+#if PG_VERSION_NUM >= 180000
+	populate_compact_attribute(desc, i);
+#else
+	(void) desc;
+	(void) i;
+#endif
+}
+
 #endif							/* MEMPROBE_COMPAT_H */
