@@ -24,6 +24,11 @@ INSERT INTO pq (a, b, c, t, d) VALUES
 -- rows from before a column existed get its default (atthasmissing)
 ALTER TABLE pq ADD COLUMN e int4 DEFAULT 7;
 INSERT INTO pq (a, b, c, t, d, e) SELECT 2, g, g, 'new', 1, g % 3 FROM generate_series(1, 30) g;
+-- after one varlena (t) and after a second one (u): t's values short and long-headed
+ALTER TABLE pq ADD COLUMN u text;
+ALTER TABLE pq ADD COLUMN f int8;
+INSERT INTO pq (a, b, c, t, d, e, u, f)
+  SELECT 3, g, g, repeat('v', g * 7), g % 4, g % 5, repeat('w', g), g % 6 FROM generate_series(1, 60) g;
 VACUUM ANALYZE pq;
 
 -- rows of a query (as text), its plan's node, and the Page Quals figure
@@ -80,9 +85,11 @@ SELECT (pq_check(q)).* FROM unnest(ARRAY[
   -- int4 column against an int8 constant outside int4's range
   'b < 4294967296', 'b > -4294967296::int8',
   -- several page-loop quals, then one that is not
-  'a = 1 AND b = 5', 'a = 1 AND b = 5 AND c = 5', 'b = 5 AND d = 0',
-  -- not page-loop quals: after a variable-width column, missing values, non-Var, non-Const
-  'd = 3', 'e = 7', 'e <> 7', 'b + 0 = 5', 'b = (SELECT 5)', 'b IS NULL',
+  'a = 1 AND b = 5', 'a = 1 AND b = 5 AND c = 5', 'a = 1 AND f = 1',
+  -- after one varlena: its end plus a constant (rows without the column: the full qual)
+  'd = 3', 'd > 1 AND e < 3', 'e = 7', 'e <> 7', 'b = 5 AND d = 0',
+  -- not page-loop quals: after a second varlena, non-Var, non-Const
+  'f = 2', 'b + 0 = 5', 'b = (SELECT 5)', 'b IS NULL',
   'b = 5 OR b = 6',
   -- a SubPlan in the qual: the rest would be compiled twice, so no page-loop quals
   'b > 0 AND b NOT IN (SELECT g FROM generate_series(1, 3) g)'

@@ -7,6 +7,7 @@
  */
 #include "postgres.h"
 
+#include "access/tupmacs.h"
 #include "catalog/pg_type_d.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/primnodes.h"
@@ -81,7 +82,7 @@ const_as_int64(Const *c)
  */
 static bool
 match_qual(Expr *expr, Index scanrelid, TupleDesc desc,
-		   const DeformAttr *attrs, PageQual *pq)
+		   const DeformAttr *attrs, PageQual *pq, int32 *var_off)
 {
 	OpExpr	   *op;
 	Node	   *left;
@@ -131,8 +132,38 @@ match_qual(Expr *expr, Index scanrelid, TupleDesc desc,
 
 	pq->attnum = var->varattno - 1;
 	pq->offset = attrs[pq->attnum].cacheoff;
-	if (pq->offset < 0 || attrs[pq->attnum].attlen <= 0)
+	if (attrs[pq->attnum].attlen <= 0)
 		return false;
+	if (pq->offset < 0)
+	{
+		/* after exactly one varlena, which is at a fixed offset */
+		int			v = -1;
+
+		for (int a = 0; a < pq->attnum; a++)
+		{
+			if (attrs[a].attlen > 0)
+				continue;
+			if (v >= 0 || attrs[a].attlen != -1 || attrs[a].cacheoff < 0)
+				return false;
+			v = a;
+		}
+		if (v < 0)
+			return false;
+		for (int phase = 0; phase < 8; phase++)
+		{
+			int32		off = phase;
+
+			for (int a = v + 1; a < pq->attnum; a++)
+			{
+				Form_pg_attribute b = TupleDescAttr(desc, a);
+
+				off = att_align_nominal(off, b->attalign) + b->attlen;
+			}
+			off = att_align_nominal(off, att->attalign);
+			pq->delta[phase] = off - phase;
+		}
+		*var_off = attrs[v].cacheoff;
+	}
 	pq->attlen = att->attlen;
 	pq->op = var_left ? f->op : commute(f->op);
 	pq->constval = const_as_int64(con);
@@ -155,9 +186,11 @@ page_quals_build(List *qual, Index scanrelid, TupleDesc desc, List **rest)
 
 	pq = palloc(offsetof(PageQuals, quals) + sizeof(PageQual) * Max(list_length(qual), 1));
 	pq->max_attnum = 0;
+	pq->var_off = -1;
 	foreach(lc, qual)
 	{
-		if (!match_qual(lfirst(lc), scanrelid, desc, attrs, &pq->quals[n]))
+		/* (every varlena-relative qual names the same varlena: the first column that is one) */
+		if (!match_qual(lfirst(lc), scanrelid, desc, attrs, &pq->quals[n], &pq->var_off))
 			break;
 		pq->max_attnum = Max(pq->max_attnum, pq->quals[n].attnum);
 		n++;

@@ -7,7 +7,9 @@
  * A qual qualifies when it is "column op constant" (either way round) with
  * a built-in btree comparison of int2/int4/int8 (=, <>, <, <=, >, >=, cross
  * types included) on a column whose offset is fixed (all columns before it
- * fixed-width).  Only the leading run of such quals in the node's qual list
+ * fixed-width), or follows one varlena at a fixed offset with only
+ * fixed-width columns between (its offset is then the varlena's end plus a
+ * constant for that end's position modulo 8: one length read per tuple).  Only the leading run of such quals in the node's qual list
  * is taken, so quals run in exactly core's order: these first, then the
  * rest (compiled as usual) on tuples that passed.  They cannot fail or have
  * side effects, and strictness (NULL compares false) is kept.  A tuple
@@ -39,16 +41,19 @@ typedef enum PageQualOp
 typedef struct PageQual
 {
 	int			attnum;			/* 0-based column */
-	int32		offset;			/* fixed offset in the tuple data */
+	int32		offset;			/* fixed offset in the tuple data, or -1: after the varlena */
 	int16		attlen;			/* 2, 4 or 8 */
 	PageQualOp	op;				/* column op constant */
 	int64		constval;
+	int32		delta[8];		/* offset == -1: the column's offset past the varlena's end,
+								 * by that end's position modulo 8 */
 } PageQual;
 
 typedef struct PageQuals
 {
 	int			nquals;
 	int			max_attnum;		/* highest attnum (0-based) any qual reads */
+	int32		var_off;		/* offset of the first varlena, for quals after it; or -1 */
 	PageQual	quals[FLEXIBLE_ARRAY_MEMBER];
 } PageQuals;
 
@@ -99,8 +104,18 @@ page_quals_check(const PageQuals *pq, HeapTupleHeader tup)
 	for (int i = 0; i < pq->nquals; i++)
 	{
 		const PageQual *q = &pq->quals[i];
-		int64		v = page_qual_fetch(tp + q->offset, q->attlen);
+		int64		v;
 		bool		ok;
+
+		if (q->offset >= 0)
+			v = page_qual_fetch(tp + q->offset, q->attlen);
+		else
+		{
+			/* the varlena is at its fixed offset, whatever its header */
+			uint32		end = pq->var_off + VARSIZE_ANY(tp + pq->var_off);
+
+			v = page_qual_fetch(tp + end + q->delta[end & 7], q->attlen);
+		}
 
 		switch (q->op)
 		{
