@@ -50,7 +50,9 @@ tuple_deform_attrs(TupleDesc desc, MemoryContext cxt)
 
 		d->attlen = att->attlen;
 		d->attbyval = att->attbyval;
-		d->attalign = att->attalign;
+		d->alignby = att->attalign == TYPALIGN_DOUBLE ? ALIGNOF_DOUBLE :
+			att->attalign == TYPALIGN_INT ? ALIGNOF_INT :
+			att->attalign == TYPALIGN_SHORT ? ALIGNOF_SHORT : 1;
 		d->cacheoff = -1;
 
 		if (!known)
@@ -248,9 +250,9 @@ locate_vars(DeformSlot *dslot, const DeformAttr *attrs, char *tp, int k)
 			off = end + need->delta[col][end & 7];
 		}
 		if (att->attlen == -1)
-			off = att_align_pointer(off, att->attalign, -1, tp + off);
+			off = deform_align_varlena(off, att->alignby, tp + off);
 		else
-			off = att_align_nominal(off, att->attalign);
+			off = deform_align(off, att->alignby);
 		need->var_off[i] = off;
 		need->var_end[i] = att_addlength_pointer(off, att->attlen, tp + off);
 	}
@@ -410,13 +412,13 @@ memprobe_deform(TupleTableSlot *slot, int natts)
 			off = att->cacheoff;
 		else if (att->attlen == -1)
 		{
-			off = att_align_pointer(off, att->attalign, -1, tp + off);
+			off = deform_align_varlena(off, att->alignby, tp + off);
 			slow = true;
 		}
 		else
 		{
-			/* not varlena, so safe to use att_align_nominal */
-			off = att_align_nominal(off, att->attalign);
+			/* not varlena: its nominal alignment, by number */
+			off = deform_align(off, att->alignby);
 		}
 
 		values[attnum] = fetch_att(tp + off, att->attbyval, att->attlen);

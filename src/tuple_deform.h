@@ -34,8 +34,22 @@ typedef struct DeformAttr
 								 * before this column, or -1 */
 	int16		attlen;
 	bool		attbyval;
-	char		attalign;
+	uint8		alignby;		/* the alignment in bytes (1, 2, 4 or 8), as
+								 * 18's CompactAttribute.attalignby */
 } DeformAttr;
+
+/* Align 'off' for a column aligned by 'alignby' bytes: no branch on the type's code. */
+#define deform_align(off, alignby)	TYPEALIGN((alignby), (off))
+
+/*
+ * The same for a varlena at tp + off (att_align_pointer()): a value with a
+ * 1-byte header is never aligned, and a non-zero first byte is one.
+ */
+static inline uint32
+deform_align_varlena(uint32 off, uint8 alignby, const char *ptr)
+{
+	return VARATT_NOT_PAD_BYTE(ptr) ? off : deform_align(off, alignby);
+}
 
 /*
  * Deformation by need (tuple_deform_set_need): the columns the node that
