@@ -325,6 +325,64 @@ deform_by_need(DeformSlot *dslot, char *tp, int natts)
 }
 
 /*
+ * deform_walk
+ *		Columns attnum .. natts - 1, one after the other, from offset *offp.
+ *		'slow' (offsets no longer fixed) and 'hasnulls' are constants at
+ *		every call, so the compiler drops the checks a copy does not need.
+ *		While offsets are fixed it stops after the column that ends them (a
+ *		NULL or a variable-width one), setting *slowp; returns the next
+ *		column to deform.
+ */
+static pg_attribute_always_inline int
+deform_walk(const DeformAttr *attrs, Datum *values, bool *isnull, char *tp,
+			bits8 *bp, int attnum, int natts, bool slow, bool hasnulls,
+			uint32 *offp, bool *slowp)
+{
+	uint32		off = *offp;
+
+	for (; attnum < natts; attnum++)
+	{
+		const DeformAttr *att = &attrs[attnum];
+
+		if (hasnulls && att_isnull(attnum, bp))
+		{
+			values[attnum] = (Datum) 0;
+			isnull[attnum] = true;
+			if (!slow)
+			{
+				/* offsets after a NULL are not fixed */
+				*slowp = true;
+				*offp = off;
+				return attnum + 1;
+			}
+			continue;
+		}
+
+		isnull[attnum] = false;
+
+		if (!slow && att->cacheoff >= 0)
+			off = att->cacheoff;
+		else if (att->attlen == -1)
+			off = deform_align_varlena(off, att->alignby, tp + off);
+		else
+			off = deform_align(off, att->alignby);	/* not varlena: nominal */
+
+		values[attnum] = fetch_att(tp + off, att->attbyval, att->attlen);
+
+		off = att_addlength_pointer(off, att->attlen, tp + off);
+
+		if (!slow && att->attlen <= 0)
+		{
+			*slowp = true;
+			*offp = off;
+			return attnum + 1;
+		}
+	}
+	*offp = off;
+	return natts;
+}
+
+/*
  * memprobe_deform
  *		The slot's getsomeattrs callback: extract columns tts_nvalid ..
  *		natts - 1 of the slot's heap tuple into tts_values/tts_isnull.
@@ -394,39 +452,29 @@ memprobe_deform(TupleTableSlot *slot, int natts)
 		slow = TTS_SLOW(slot);
 	}
 
-	for (; attnum < natts; attnum++)
+	/*
+	 * As PostgreSQL 18's slot_deform_heap_tuple(): the walk is specialised
+	 * for each combination of "offsets still fixed" and "tuple has NULLs",
+	 * so that each copy carries only the checks it needs (a tuple without
+	 * NULLs tests no bitmap; past the fixed offsets nothing tests them).
+	 */
+	if (!slow)
 	{
-		const DeformAttr *att = &attrs[attnum];
-
-		if (hasnulls && att_isnull(attnum, bp))
-		{
-			values[attnum] = (Datum) 0;
-			isnull[attnum] = true;
-			slow = true;		/* offsets after a NULL are not fixed */
-			continue;
-		}
-
-		isnull[attnum] = false;
-
-		if (!slow && att->cacheoff >= 0)
-			off = att->cacheoff;
-		else if (att->attlen == -1)
-		{
-			off = deform_align_varlena(off, att->alignby, tp + off);
-			slow = true;
-		}
+		if (!hasnulls)
+			attnum = deform_walk(attrs, values, isnull, tp, bp, attnum, natts,
+								 false, false, &off, &slow);
 		else
-		{
-			/* not varlena: its nominal alignment, by number */
-			off = deform_align(off, att->alignby);
-		}
-
-		values[attnum] = fetch_att(tp + off, att->attbyval, att->attlen);
-
-		off = att_addlength_pointer(off, att->attlen, tp + off);
-
-		if (att->attlen <= 0)
-			slow = true;
+			attnum = deform_walk(attrs, values, isnull, tp, bp, attnum, natts,
+								 false, true, &off, &slow);
+	}
+	if (attnum < natts)
+	{
+		if (!hasnulls)
+			attnum = deform_walk(attrs, values, isnull, tp, bp, attnum, natts,
+								 true, false, &off, &slow);
+		else
+			attnum = deform_walk(attrs, values, isnull, tp, bp, attnum, natts,
+								 true, true, &off, &slow);
 	}
 
 	slot->tts_nvalid = attnum;
