@@ -196,13 +196,13 @@ tuple_deform_set_need(TupleTableSlot *slot, Bitmapset *columns)
 	MemoryContextSwitchTo(old);
 
 	/*
-	 * Worth it only when it skips columns: it visits the variable-width
-	 * columns and the needed ones, at a little more per column than the
-	 * walk (bench/callgrind --deform: a text column and the int after it
-	 * cost 628 instructions a row by need, 582 walked; with 2 ints between,
-	 * 629 against 649).
+	 * Worth it only when it skips enough columns: it visits the
+	 * variable-width columns and the needed ones, at a little more per
+	 * column than the walk (bench/callgrind --deform, instructions a row: a
+	 * text column, N ints, the int read: by need 636 and 638 for N = 2 and
+	 * 4, walked 626 and 682).
 	 */
-	if (need->maxneed <= nvars + need->nneed + 1)
+	if (need->maxneed <= nvars + need->nneed + 2)
 	{
 		free_need(need);
 		return;
