@@ -541,14 +541,16 @@ report_mismatch(const DeformRun *run, const DeformCheck *check,
 /*
  * compare_columns
  *		Columns 0 .. upto - 1 of memprobe's slot against core's, which hold
- *		the same tuple.  Columns the tuple stores must be bitwise equal (by
- *		reference, the same pointer into the tuple); columns it does not
- *		store come from the descriptor's missing values and compare with
- *		datumIsEqual().
+ *		the same tuple; only those in 'needed' when it is not NULL (a slot
+ *		that deforms by need leaves the others unset).  Columns the tuple
+ *		stores must be bitwise equal (by reference, the same pointer into the
+ *		tuple); columns it does not store come from the descriptor's missing
+ *		values and compare with datumIsEqual().
  */
 static void
 compare_columns(DeformRun *run, const DeformCheck *check,
-				TupleTableSlot *mslot, TupleTableSlot *cslot, int upto)
+				TupleTableSlot *mslot, TupleTableSlot *cslot, int upto,
+				Bitmapset *needed)
 {
 	HeapTuple	tuple = ((DeformSlot *) mslot)->base.base.tuple;
 	int			stored = HeapTupleHeaderGetNatts(tuple->t_data);
@@ -556,7 +558,8 @@ compare_columns(DeformRun *run, const DeformCheck *check,
 	if (mslot->tts_nvalid < upto)
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
-				 errmsg("memprobe_deform left tts_nvalid at %d after slot_getsomeattrs(slot, %d), tuple " INT64_FORMAT " (seed " INT64_FORMAT ")",
+				 errmsg("memprobe_deform%s left tts_nvalid at %d after slot_getsomeattrs(slot, %d), tuple " INT64_FORMAT " (seed " INT64_FORMAT ")",
+						needed ? " by need" : "",
 						mslot->tts_nvalid, upto, run->tupno, run->seed)));
 
 	for (int i = 0; i < upto; i++)
@@ -566,6 +569,8 @@ compare_columns(DeformRun *run, const DeformCheck *check,
 		Datum		c = cslot->tts_values[i];
 		bool		same;
 
+		if (needed != NULL && !bms_is_member(i, needed))
+			continue;
 		if (mslot->tts_isnull[i] || cslot->tts_isnull[i])
 			same = mslot->tts_isnull[i] == cslot->tts_isnull[i];
 		else if (i < stored)
@@ -574,42 +579,6 @@ compare_columns(DeformRun *run, const DeformCheck *check,
 			same = datumIsEqual(m, c, att->attbyval, att->attlen);
 		if (!same)
 			report_mismatch(run, check, mslot, cslot, i);
-	}
-	run->checks++;
-}
-
-/*
- * compare_needed
- *		As compare_columns, for the needed columns below upto only.
- */
-static void
-compare_needed(DeformRun *run, const DeformCheck *check, TupleTableSlot *nslot,
-			   TupleTableSlot *cslot, int upto, Bitmapset *needed)
-{
-	HeapTuple	tuple = ((DeformSlot *) nslot)->base.base.tuple;
-	int			stored = HeapTupleHeaderGetNatts(tuple->t_data);
-	int			i = -1;
-
-	if (nslot->tts_nvalid < upto)
-		ereport(ERROR,
-				(errcode(ERRCODE_INTERNAL_ERROR),
-				 errmsg("memprobe_deform by need left tts_nvalid at %d after slot_getsomeattrs(slot, %d), tuple " INT64_FORMAT " (seed " INT64_FORMAT ")",
-						nslot->tts_nvalid, upto, run->tupno, run->seed)));
-	while ((i = bms_next_member(needed, i)) >= 0 && i < upto)
-	{
-		Form_pg_attribute att = TupleDescAttr(nslot->tts_tupleDescriptor, i);
-		Datum		m = nslot->tts_values[i];
-		Datum		c = cslot->tts_values[i];
-		bool		same;
-
-		if (nslot->tts_isnull[i] || cslot->tts_isnull[i])
-			same = nslot->tts_isnull[i] == cslot->tts_isnull[i];
-		else if (i < stored)
-			same = m == c;
-		else
-			same = datumIsEqual(m, c, att->attbyval, att->attlen);
-		if (!same)
-			report_mismatch(run, check, nslot, cslot, i);
 	}
 	run->checks++;
 }
@@ -680,14 +649,14 @@ check_tuple(DeformRun *run, TupleTableSlot *mslot, TupleTableSlot *cslot,
 	{
 		check.steps[0] = k;
 		slot_getsomeattrs(mslot, k);
-		compare_columns(run, &check, mslot, cslot, k);
+		compare_columns(run, &check, mslot, cslot, k, NULL);
 	}
 
 	check.name = "all columns";
 	check.nsteps = 0;
 	tuple = store_tuple(mslot, cslot, src);
 	slot_getallattrs(mslot);
-	compare_columns(run, &check, mslot, cslot, natts);
+	compare_columns(run, &check, mslot, cslot, natts, NULL);
 	if (HeapTupleHeaderGetNatts(tuple->t_data) == natts)
 		compare_heap_deform_tuple(run, tuple, cslot);
 
@@ -699,7 +668,7 @@ check_tuple(DeformRun *run, TupleTableSlot *mslot, TupleTableSlot *cslot,
 		k = rand_int(run, k + 1, natts);
 		check.steps[check.nsteps++] = k;
 		slot_getsomeattrs(mslot, k);
-		compare_columns(run, &check, mslot, cslot, k);
+		compare_columns(run, &check, mslot, cslot, k, NULL);
 	}
 
 	check.name = "prefix";
@@ -707,7 +676,7 @@ check_tuple(DeformRun *run, TupleTableSlot *mslot, TupleTableSlot *cslot,
 	check.steps[0] = rand_int(run, 1, natts);
 	store_tuple(mslot, cslot, src);
 	slot_getsomeattrs(mslot, check.steps[0]);
-	compare_columns(run, &check, mslot, cslot, check.steps[0]);
+	compare_columns(run, &check, mslot, cslot, check.steps[0], NULL);
 
 	/*
 	 * By need (tuple_deform_set_need): random steps on the slot that fills
@@ -722,7 +691,7 @@ check_tuple(DeformRun *run, TupleTableSlot *mslot, TupleTableSlot *cslot,
 		k = rand_int(run, k + 1, natts);
 		check.steps[check.nsteps++] = k;
 		slot_getsomeattrs(nslot, k);
-		compare_needed(run, &check, nslot, cslot, k, needed);
+		compare_columns(run, &check, nslot, cslot, k, needed);
 	}
 }
 
