@@ -35,11 +35,11 @@ DATA_built = $(EXTENSION)--$(EXTVERSION).sql
 DATA = $(wildcard extension/$(EXTENSION)--*.sql)
 EXTRA_CLEAN = $(EXTENSION)--$(EXTVERSION).sql coexist.conf
 
-PG_CPPFLAGS = -I$(srcdir)/src
+PG_CPPFLAGS = -I$(srcdir)/src -DMEMPROBE_VERSION=\"$(EXTVERSION)\"
 
 # The suites need memprobe preloaded, so pg_regress starts its own server with memprobe.conf
 # (as pg_cron does) instead of using whatever server is running.
-REGRESS = setup contexts alloc_bench alloc_bench_cancel bump privileges material material_memory material_plans \
+REGRESS = setup module_version contexts alloc_bench alloc_bench_cancel bump privileges material material_memory material_plans \
 	material_mergejoin \
 	streamscan streamscan_types streamscan_cursors streamscan_large streamscan_page_quals streamscan_turnaround streamscan_by_need \
 	stores stores_tablefunc explain_storage

@@ -38,6 +38,7 @@
 #include "utils/memutils.h"
 
 #include "compat.h"
+#include "tuplestore_layout.h"
 #include "material.h"
 
 /* memprobe.enable_material */

@@ -41,6 +41,7 @@
 #include "utils/tuplestore.h"
 
 #include "compat.h"
+#include "tuplestore_layout.h"
 #include "context_types.h"
 #include "material.h"
 
@@ -335,6 +336,8 @@ material_exec(CustomScanState *node)
 	Tuplestorestate *ts = ms->tuplestore;
 	bool		eof_tuplestore;
 	TupleTableSlot *slot;
+
+	CHECK_FOR_INTERRUPTS();
 
 	/* If first time through, and we need a tuplestore, initialize it. */
 	if (ts == NULL && ms->eflags != 0)

@@ -24,6 +24,7 @@
 #include "miscadmin.h"
 #include "utils/guc.h"
 
+#include "compat.h"
 #include "alloc_bench.h"
 #include "backends.h"
 #include "injection.h"
@@ -33,7 +34,7 @@
 #include "explain_storage.h"
 #include "streamscan.h"
 
-PG_MODULE_MAGIC;
+MEMPROBE_MODULE_MAGIC;
 
 void		_PG_init(void);
 

@@ -79,6 +79,7 @@
 #include "utils/memutils.h"
 
 #include "compat.h"
+#include "tuplestore_layout.h"
 #include "context_types.h"
 #include "material.h"
 #include "plan_walk.h"
