@@ -6,6 +6,10 @@
  *	  one version.  No other file tests PG_VERSION_NUM, except
  *	  tuplestore_layout.h, memprobe's copy of tuplestore.c's private state.
  *
+ * Copyright (c) 2026, The memprobe Developers
+ * Portions Copyright (c) 1996-2025, PostgreSQL Global Development Group
+ * Portions Copyright (c) 1994, Regents of the University of California
+ *
  *-------------------------------------------------------------------------
  */
 #ifndef MEMPROBE_COMPAT_H

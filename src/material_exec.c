@@ -29,6 +29,10 @@
  * tuplestore_get_stats() does but as the peak over every rescan, and beside
  * it the peak bytes the tuple context held in blocks: the real footprint.
  *
+ * Copyright (c) 2026, The memprobe Developers
+ * Portions Copyright (c) 1996-2025, PostgreSQL Global Development Group
+ * Portions Copyright (c) 1994, Regents of the University of California
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"

@@ -16,6 +16,8 @@
  * Each subsystem (one file per capability under src/) owns its GUCs and
  * hooks; every hook it installs keeps and calls the previous one.
  *
+ * Copyright (c) 2026, The memprobe Developers
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"

@@ -18,6 +18,8 @@
  * is the one place memprobe depends on another file's private layout.
  *
  * Copyright (c) 2026, The memprobe Developers
+ * Portions Copyright (c) 1996-2025, PostgreSQL Global Development Group
+ * Portions Copyright (c) 1994, Regents of the University of California
  *
  *-------------------------------------------------------------------------
  */
