@@ -23,6 +23,9 @@ $primary->append_conf(
 	'postgresql.conf', q{
 shared_preload_libraries = 'memprobe'
 memprobe.publish_interval = 0
+# no vacuum but the test's own: with max_standby_streaming_delay = 0 on the standby, any cleanup
+# replayed there while a standby query pins the page would cancel that query
+autovacuum = off
 max_parallel_workers_per_gather = 0
 jit = off
 shared_buffers = 16MB
