@@ -1,4 +1,3 @@
-
 # memprobe on a streaming hot standby.
 #
 # A primary and a hot standby, both with memprobe preloaded.  CREATE EXTENSION on the primary

@@ -1,4 +1,3 @@
-
 # memprobe beside pg_stat_statements and auto_explain, preloaded first and last.
 #
 # All three hook the executor (and pg_stat_statements and memprobe ProcessUtility) and chain
