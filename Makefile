@@ -4,6 +4,7 @@
 #   make PG_CONFIG=/path/pg_config  build against another server
 #   make installcheck               run the regression suites on a temporary, memprobe-preloaded
 #                                   server that pg_regress starts itself (run as a non-root user)
+#   make prove_installcheck         run the TAP suites (t/*.pl) on temporary clusters of their own
 
 EXTENSION  = memprobe
 EXTVERSION = $(shell sed -n "s/^default_version[[:space:]]*=[[:space:]]*'\([^']*\)'.*/\1/p" $(EXTENSION).control)
@@ -62,9 +63,22 @@ endif
 # so that "make clean" removes it whichever build runs it
 EXTRA_CLEAN += src/deform_check.o src/deform_check.bc
 
+# TAP suites (t/*.pl, PostgreSQL::Test::Cluster): a primary with a streaming hot standby, and
+# memprobe preloaded before and after pg_stat_statements and auto_explain.  "make
+# prove_installcheck" runs them alone (PGXS's "make installcheck" runs them too after the
+# pg_regress suites, on a server configured with --enable-tap-tests).  Servers configured without
+# it (scripts/pg-build's builds, which install the TAP modules all the same) need
+# "make enable_tap_tests=yes PROVE=prove prove_installcheck".  Logs: tmp_check/log/.
+TAP_TESTS = 1
+
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+prove_installcheck:
+	$(prove_installcheck)
+
+.PHONY: prove_installcheck
 
 # JSON_TABLE (a Table Function Scan that needs no libxml) exists from PostgreSQL 17 on.
 ifeq ($(shell test $(MAJORVERSION) -ge 17 && echo yes),yes)
