@@ -6,6 +6,8 @@ DROP EXTENSION IF EXISTS memprobe;
 CREATE EXTENSION memprobe VERSION '0.1';
 SELECT extversion FROM pg_extension WHERE extname = 'memprobe';
 SELECT to_regclass('memprobe_statements') AS view_01, to_regproc('memprobe_statements_reset') AS reset_01;
+-- this library serves 0.1's objects: a database not yet updated keeps working
+SELECT count(*) > 0 AS contexts_01 FROM memprobe_contexts WHERE name = 'TopMemoryContext';
 -- objects of 0.1 (row types of views left out: 17 and later list them as members too)
 SELECT pg_describe_object(classid, objid, 0) AS object FROM pg_depend
  WHERE refclassid = 'pg_extension'::regclass AND deptype = 'e' AND classid <> 'pg_type'::regclass
