@@ -35,11 +35,11 @@ DATA_built = $(EXTENSION)--$(EXTVERSION).sql
 DATA = $(wildcard extension/$(EXTENSION)--*.sql)
 EXTRA_CLEAN = $(EXTENSION)--$(EXTVERSION).sql coexist.conf
 
-PG_CPPFLAGS = -I$(srcdir)/src
+PG_CPPFLAGS = -I$(srcdir)/src -DMEMPROBE_VERSION=\"$(EXTVERSION)\"
 
 # The suites need memprobe preloaded, so pg_regress starts its own server with memprobe.conf
 # (as pg_cron does) instead of using whatever server is running.
-REGRESS = setup contexts alloc_bench alloc_bench_cancel bump privileges material material_memory material_plans \
+REGRESS = setup module_version contexts alloc_bench alloc_bench_cancel bump privileges material material_memory material_plans \
 	material_mergejoin \
 	streamscan streamscan_types streamscan_cursors streamscan_large streamscan_page_quals streamscan_turnaround streamscan_by_need \
 	stores stores_tablefunc explain_storage
@@ -106,3 +106,27 @@ installcheck-coexist:
 		--temp-instance=./tmp_check_coexist --outputdir=output_coexist $(COEXIST_TESTS)
 
 .PHONY: installcheck-coexist
+
+# A release archive of the committed tree at HEAD, from git: memprobe-VERSION.zip (what PGXN takes)
+# and memprobe-VERSION.tar.gz, VERSION being META.json's.  Refuses when the tree has uncommitted
+# changes or the versions disagree: META.json's must start with the control file's
+# default_version, and CHANGELOG.md and debian/changelog must have an entry for it.
+DISTVERSION = $(shell sed -n 's/^   "version": "\([^"]*\)",*$$/\1/p' $(srcdir)/META.json | head -n 1)
+
+dist:
+	@test -n "$(DISTVERSION)" || { echo "dist: no version in META.json" >&2; exit 1; }
+	@case "$(DISTVERSION)" in $(EXTVERSION)|$(EXTVERSION).*) ;; \
+	  *) echo "dist: META.json's version $(DISTVERSION) is not of default_version $(EXTVERSION)" >&2; exit 1;; esac
+	@grep -q '^## $(DISTVERSION) ' $(srcdir)/CHANGELOG.md || \
+	  { echo "dist: CHANGELOG.md has no entry for $(DISTVERSION)" >&2; exit 1; }
+	@test ! -f $(srcdir)/debian/changelog || \
+	  head -n 1 $(srcdir)/debian/changelog | grep -q '($(EXTVERSION)\(\.[0-9]*\)*-' || \
+	  { echo "dist: debian/changelog's first entry is not for $(EXTVERSION)" >&2; exit 1; }
+	@git -C $(srcdir) diff --quiet HEAD -- || \
+	  { echo "dist: uncommitted changes; commit them first (the archive is made from HEAD)" >&2; exit 1; }
+	git -C $(srcdir) archive --format=zip --prefix=$(EXTENSION)-$(DISTVERSION)/ \
+	  -o $(CURDIR)/$(EXTENSION)-$(DISTVERSION).zip HEAD
+	git -C $(srcdir) archive --format=tar.gz --prefix=$(EXTENSION)-$(DISTVERSION)/ \
+	  -o $(CURDIR)/$(EXTENSION)-$(DISTVERSION).tar.gz HEAD
+
+.PHONY: dist

@@ -13,6 +13,8 @@ Results go to bench/out/ (raw JSON, plots) and, with --write-results, to bench/R
 A "variant" is what is compared: a set of session settings (PGOPTIONS) on one cluster, or another
 cluster altogether (memprobe loaded vs not loaded).  Features that have not landed yet have a
 single "core" variant: those rows record what core PostgreSQL does, for later comparison.
+
+Copyright (c) 2026, The memprobe Developers; the PostgreSQL License (LICENSE)
 """
 
 import argparse

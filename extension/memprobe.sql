@@ -1,4 +1,5 @@
 /* memprobe install script (version 0.2) */
+-- Copyright (c) 2026, The memprobe Developers; the PostgreSQL License (LICENSE)
 
 -- complain if script is sourced in psql, rather than via CREATE EXTENSION
 \echo Use "CREATE EXTENSION memprobe" to load this file. \quit

@@ -1,4 +1,5 @@
 -- memprobe demo: run by scripts/demo against a scratch cluster with memprobe preloaded.
+-- Copyright (c) 2026, The memprobe Developers; the PostgreSQL License (LICENSE)
 \pset footer off
 \echo
 \echo '== memprobe is preloaded'

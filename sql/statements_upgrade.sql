@@ -22,17 +22,32 @@ SELECT memprobe_statements_reset();
 SELECT query, calls FROM memprobe_statements;
 SELECT has_function_privilege('public', 'memprobe_statements_reset()', 'EXECUTE') AS public_reset,
        has_table_privilege('public', 'memprobe_statements', 'SELECT') AS public_read;
--- the same objects as a fresh install of 0.2
-CREATE TEMP TABLE st_upgraded AS SELECT pg_describe_object(classid, objid, 0) AS object FROM pg_depend
- WHERE refclassid = 'pg_extension'::regclass AND deptype = 'e' AND classid <> 'pg_type'::regclass
-   AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'memprobe');
+-- the same objects as a fresh install of 0.2: the same members with the same definitions,
+-- privileges (also as recorded for pg_dump in pg_init_privs) and comments
+CREATE TEMP VIEW st_members AS
+SELECT pg_describe_object(d.classid, d.objid, 0) AS object,
+       CASE WHEN d.classid = 'pg_proc'::regclass THEN pg_get_functiondef(d.objid)
+            WHEN d.classid = 'pg_class'::regclass THEN pg_get_viewdef(d.objid::regclass) END AS definition,
+       CASE WHEN d.classid = 'pg_proc'::regclass
+              THEN (SELECT proacl::text FROM pg_proc WHERE oid = d.objid)
+            WHEN d.classid = 'pg_class'::regclass
+              THEN (SELECT relacl::text FROM pg_class WHERE oid = d.objid) END AS acl,
+       (SELECT initprivs::text FROM pg_init_privs i
+         WHERE i.objoid = d.objid AND i.classoid = d.classid AND i.objsubid = 0) AS initprivs,
+       obj_description(d.objid, (SELECT relname FROM pg_class WHERE oid = d.classid)) AS comment
+  FROM pg_depend d
+ WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
+   AND d.classid <> 'pg_type'::regclass
+   AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'memprobe');
+CREATE TEMP TABLE st_upgraded AS SELECT * FROM st_members;
 DROP EXTENSION memprobe;
 CREATE EXTENSION memprobe;
 SELECT extversion FROM pg_extension WHERE extname = 'memprobe';
-CREATE TEMP TABLE st_fresh AS SELECT pg_describe_object(classid, objid, 0) AS object FROM pg_depend
- WHERE refclassid = 'pg_extension'::regclass AND deptype = 'e' AND classid <> 'pg_type'::regclass
-   AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'memprobe');
-(SELECT object FROM st_upgraded EXCEPT ALL SELECT object FROM st_fresh)
+CREATE TEMP TABLE st_fresh AS SELECT * FROM st_members;
+-- what is compared: every member has a definition, and those with privileges of their own
+SELECT count(*) AS members, count(definition) AS with_definition, count(acl) AS with_acl,
+       count(initprivs) AS with_initprivs FROM st_fresh;
+(SELECT * FROM st_upgraded EXCEPT ALL SELECT * FROM st_fresh)
 UNION ALL
-(SELECT object FROM st_fresh EXCEPT ALL SELECT object FROM st_upgraded);
+(SELECT * FROM st_fresh EXCEPT ALL SELECT * FROM st_upgraded);
 DROP EXTENSION memprobe;

@@ -37,6 +37,8 @@
  * a "hold" run, whose holder lives until the transaction ends, keeps what it
  * really holds reserved until then.
  *
+ * Copyright (c) 2026, The memprobe Developers
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"

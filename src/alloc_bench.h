@@ -3,6 +3,8 @@
  * alloc_bench.h
  *	  memprobe_alloc_bench(): palloc/pfree micro-benchmarks from SQL.
  *
+ * Copyright (c) 2026, The memprobe Developers
+ *
  *-------------------------------------------------------------------------
  */
 #ifndef MEMPROBE_ALLOC_BENCH_H

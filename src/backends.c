@@ -45,6 +45,10 @@
  * that run none: checkpointer, autovacuum...) have no publication; the
  * view shows them with empty figures.
  *
+ * Copyright (c) 2026, The memprobe Developers
+ * Portions Copyright (c) 1996-2025, PostgreSQL Global Development Group
+ * Portions Copyright (c) 1994, Regents of the University of California
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"

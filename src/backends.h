@@ -4,6 +4,8 @@
  *	  memprobe_backends: every backend's memory, published by each backend
  *	  into its own shared-memory slot (backends.c).
  *
+ * Copyright (c) 2026, The memprobe Developers
+ *
  *-------------------------------------------------------------------------
  */
 #ifndef MEMPROBE_BACKENDS_H

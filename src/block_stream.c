@@ -47,6 +47,10 @@
  *
  * On PostgreSQL 17+, core's read_stream replaces all of this (compat.h).
  *
+ * Copyright (c) 2026, The memprobe Developers
+ * Portions Copyright (c) 1996-2025, PostgreSQL Global Development Group
+ * Portions Copyright (c) 1994, Regents of the University of California
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"

@@ -16,6 +16,8 @@
  * Blocks are always read with ReadBufferExtended() or the read stream:
  * nothing here touches a buffer but through the buffer manager's API.
  *
+ * Copyright (c) 2026, The memprobe Developers
+ *
  *-------------------------------------------------------------------------
  */
 #ifndef MEMPROBE_BLOCK_STREAM_H

@@ -3,7 +3,12 @@
  * compat.h
  *	  Every difference between the PostgreSQL major versions memprobe supports
  *	  (15, 17 and 18) lives here, so that call sites read as if written for
- *	  one version.  No other file tests PG_VERSION_NUM.
+ *	  one version.  No other file tests PG_VERSION_NUM, except
+ *	  tuplestore_layout.h, memprobe's copy of tuplestore.c's private state.
+ *
+ * Copyright (c) 2026, The memprobe Developers
+ * Portions Copyright (c) 1996-2025, PostgreSQL Global Development Group
+ * Portions Copyright (c) 1994, Regents of the University of California
  *
  *-------------------------------------------------------------------------
  */
@@ -13,6 +18,7 @@
 #include "postgres.h"
 
 #include "executor/executor.h"
+#include "fmgr.h"
 #include "lib/ilist.h"
 #include "nodes/memnodes.h"
 #include "utils/memutils.h"
@@ -20,6 +26,18 @@
 
 #if PG_VERSION_NUM < 150000
 #error "memprobe requires PostgreSQL 15 or later"
+#endif
+
+/*
+ * The library's magic block.  From 18 it also carries the module's name and
+ * version, which pg_get_loaded_modules() shows (MEMPROBE_VERSION is the
+ * control file's default_version, passed by the Makefile).
+ */
+#if PG_VERSION_NUM >= 180000
+#define MEMPROBE_MODULE_MAGIC \
+	PG_MODULE_MAGIC_EXT(.name = "memprobe", .version = MEMPROBE_VERSION)
+#else
+#define MEMPROBE_MODULE_MAGIC PG_MODULE_MAGIC
 #endif
 
 /*
@@ -234,15 +252,9 @@ compat_explain_indent(ExplainState *es)
  * Tuplestore storage statistics.
  *
  * PostgreSQL 18 keeps tuplestore tuples in a Generation context of its own
- * and reports what they took through tuplestore_get_stats(), which EXPLAIN
- * prints for Material nodes.  Before 18 the tuples live in whatever context
- * was current at tuplestore_begin_heap(), and there is no way to ask a
- * tuplestore what it holds.  GenMaterial (material_exec.c) needs exactly
- * PostgreSQL 18's figures on 15 and 17, so it reads them from the
- * tuplestore's private state, whose layout is copied below from
- * src/backend/utils/sort/tuplestore.c (identical in 15.18 and 17.11).
- * compat_tuplestore_layout_ok() checks the copy against a live tuplestore
- * before memprobe relies on it; GenMaterial stands aside when it fails.
+ * and reports what they took through tuplestore_get_stats().  Before 18
+ * there is no way to ask a tuplestore what it holds; memprobe reads it from
+ * a copy of tuplestore.c's private state, kept in tuplestore_layout.h.
  * ------------------------------------------------------------------------
  */
 #include "storage/buffile.h"
@@ -264,213 +276,6 @@ compat_explain_indent(ExplainState *es)
 #else
 #define MEMPROBE_CORE_TUPLESTORE_GENERATION false
 #endif
-
-#if PG_VERSION_NUM < 180000
-
-/* TupStoreStatus and struct Tuplestorestate of tuplestore.c (15, 17) */
-typedef enum CompatTupStoreStatus
-{
-	COMPAT_TSS_INMEM,
-	COMPAT_TSS_WRITEFILE,
-	COMPAT_TSS_READFILE
-} CompatTupStoreStatus;
-
-typedef struct CompatTuplestoreLayout
-{
-	CompatTupStoreStatus status;
-	int			eflags;
-	bool		backward;
-	bool		interXact;
-	bool		truncated;
-	int64		availMem;
-	int64		allowedMem;
-	int64		tuples;
-	BufFile    *myfile;
-	MemoryContext context;
-	ResourceOwner resowner;
-	void	   *(*copytup) (Tuplestorestate *state, void *tup);
-	void		(*writetup) (Tuplestorestate *state, void *tup);
-	void	   *(*readtup) (Tuplestorestate *state, unsigned int len);
-	void	  **memtuples;
-	int			memtupdeleted;
-	int			memtupcount;
-	int			memtupsize;
-	bool		growmemtuples;
-	void	   *readptrs;
-	int			activeptr;
-	int			readptrcount;
-	int			readptrsize;
-	int			writepos_file;
-	off_t		writepos_offset;
-} CompatTuplestoreLayout;
-
-/* buffile.c's MAX_PHYSICAL_FILESIZE: a BufFile's segments are 1GB each */
-#define COMPAT_BUFFILE_SEGMENT_SIZE	INT64CONST(0x40000000)
-
-#define compat_ts(state) ((CompatTuplestoreLayout *) (state))
-
-/*
- * Does the copied layout match this server's tuplestore?  Creates a small
- * tuplestore in the current memory context and checks every field whose
- * value tuplestore_begin_heap() and tuplestore_puttuple() fix.
- */
-static inline bool
-compat_tuplestore_layout_ok(void)
-{
-	Tuplestorestate *ts = tuplestore_begin_heap(true, false, 123);
-	CompatTuplestoreLayout *l = compat_ts(ts);
-	bool		ok;
-
-	ok = l->status == COMPAT_TSS_INMEM &&
-		l->eflags == (EXEC_FLAG_BACKWARD | EXEC_FLAG_REWIND) &&
-		!l->backward && !l->interXact && !l->truncated &&
-		l->allowedMem == 123 * 1024L &&
-		l->availMem == l->allowedMem - (int64) GetMemoryChunkSpace(l->memtuples) &&
-		l->tuples == 0 && l->myfile == NULL &&
-		l->context == CurrentMemoryContext &&
-		l->resowner == CurrentResourceOwner &&
-		l->writetup != NULL &&
-		l->memtupdeleted == 0 && l->memtupcount == 0 &&
-		l->activeptr == 0 && l->readptrcount == 1;
-	tuplestore_end(ts);
-	return ok;
-}
-
-/*
- * Bytes the tuples in memory take, as work_mem is charged (what PostgreSQL
- * 18 reports as Memory storage), or -1 once they have gone to a temp file.
- * Cheap enough to call per tuple.
- */
-static inline int64
-compat_tuplestore_mem_used(Tuplestorestate *state)
-{
-	if (compat_ts(state)->status != COMPAT_TSS_INMEM)
-		return -1;
-	return compat_ts(state)->allowedMem - compat_ts(state)->availMem;
-}
-
-/* Bytes written to the tuplestore's temp file, or -1 while it is in memory. */
-static inline int64
-compat_tuplestore_disk_used(Tuplestorestate *state)
-{
-	CompatTuplestoreLayout *l = compat_ts(state);
-	int			fileno;
-	off_t		offset;
-
-	switch (l->status)
-	{
-		case COMPAT_TSS_WRITEFILE:
-			/* the seek position is the write position */
-			BufFileTell(l->myfile, &fileno, &offset);
-			break;
-		case COMPAT_TSS_READFILE:
-			fileno = l->writepos_file;
-			offset = l->writepos_offset;
-			break;
-		default:
-			return -1;
-	}
-	return fileno * COMPAT_BUFFILE_SEGMENT_SIZE + offset;
-}
-
-/*
- * Release a tuplestore whose every allocation lives in a memory context the
- * caller is about to reset: only its temp file needs closing.  This replaces
- * tuplestore_end()'s tuple-by-tuple pfree with one context reset, as
- * PostgreSQL 18's tuplestore_end() does.
- */
-static inline void
-compat_tuplestore_release_file(Tuplestorestate *state)
-{
-	CompatTuplestoreLayout *l = compat_ts(state);
-
-	if (l->myfile != NULL)
-	{
-		BufFileClose(l->myfile);
-		l->myfile = NULL;
-	}
-}
-
-/*
- * The routine a tuplestore writes each tuple to its temp file with (for
- * tuplestore_begin_heap stores, tuplestore.c's writetup_heap, which also
- * frees the tuple), and the memory context that holds its tuples.
- *
- * Why memprobe swaps the routine: when a put tips the store over work_mem,
- * tuplestore.c writes out and frees every tuple in memory before the put
- * returns, so the most the tuples' context ever held is visible only inside
- * that put, at the first write.  There is no hook there; the writing routine
- * is the one call memprobe can stand in front of (GenMaterial's own stores
- * only; the swap replaces nothing else, and the original is called for
- * every tuple).
- */
-typedef void (*CompatTuplestoreWritetup) (Tuplestorestate *state, void *tup);
-
-static inline CompatTuplestoreWritetup
-compat_tuplestore_swap_writetup(Tuplestorestate *state, CompatTuplestoreWritetup fn)
-{
-	CompatTuplestoreLayout *l = compat_ts(state);
-	CompatTuplestoreWritetup old = l->writetup;
-
-	l->writetup = fn;
-	return old;
-}
-
-static inline MemoryContext
-compat_tuplestore_context(Tuplestorestate *state)
-{
-	return compat_ts(state)->context;
-}
-
-#else							/* PG_VERSION_NUM >= 180000 */
-
-/*
- * On 18 GenMaterial stands aside (core already does what it does), so these
- * are never reached; the layout check says so first.
- */
-static inline bool
-compat_tuplestore_layout_ok(void)
-{
-	return false;
-}
-
-static inline int64
-compat_tuplestore_mem_used(Tuplestorestate *state)
-{
-	elog(ERROR, "tuplestore internals are not read on this server version");
-	pg_unreachable();
-}
-
-static inline int64
-compat_tuplestore_disk_used(Tuplestorestate *state)
-{
-	elog(ERROR, "tuplestore internals are not read on this server version");
-	pg_unreachable();
-}
-
-static inline void
-compat_tuplestore_release_file(Tuplestorestate *state)
-{
-	elog(ERROR, "tuplestore internals are not read on this server version");
-}
-
-typedef void (*CompatTuplestoreWritetup) (Tuplestorestate *state, void *tup);
-
-static inline CompatTuplestoreWritetup
-compat_tuplestore_swap_writetup(Tuplestorestate *state, CompatTuplestoreWritetup fn)
-{
-	elog(ERROR, "tuplestore internals are not read on this server version");
-	pg_unreachable();
-}
-
-static inline MemoryContext
-compat_tuplestore_context(Tuplestorestate *state)
-{
-	elog(ERROR, "tuplestore internals are not read on this server version");
-	pg_unreachable();
-}
-
-#endif							/* PG_VERSION_NUM < 180000 */
 
 /* ------------------------------------------------------------------------
  * StreamScan (streamscan.c, streamscan_exec.c, block_stream.c).

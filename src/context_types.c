@@ -8,6 +8,10 @@
  * shows (AllocSet, Generation, Slab, Bump), so memprobe's reports read the
  * same on every server version.
  *
+ * Copyright (c) 2026, The memprobe Developers
+ * Portions Copyright (c) 1996-2025, PostgreSQL Global Development Group
+ * Portions Copyright (c) 1994, Regents of the University of California
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"

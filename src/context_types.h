@@ -4,6 +4,8 @@
  *	  Names of PostgreSQL's memory context types, and creation of a context
  *	  of a type chosen by name.
  *
+ * Copyright (c) 2026, The memprobe Developers
+ *
  *-------------------------------------------------------------------------
  */
 #ifndef MEMPROBE_CONTEXT_TYPES_H

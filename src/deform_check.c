@@ -30,6 +30,10 @@
  * path does (streamscan_exec.c).  memprobe_deform() reads that copy as it
  * reads a tuple in a buffer page.
  *
+ * Copyright (c) 2026, The memprobe Developers
+ * Portions Copyright (c) 1996-2025, PostgreSQL Global Development Group
+ * Portions Copyright (c) 1994, Regents of the University of California
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"

@@ -5,8 +5,6 @@
  *	  NkB" line for WindowAgg, CTE Scan, Recursive Union and Table Function
  *	  Scan on PostgreSQL 15 and 17.
  *
- * Copyright (c) 2026, memprobe authors.  PostgreSQL licence.
- *
  * 15 and 17 have no per-node EXPLAIN hook (18's explain_per_node_hook), and
  * these are core's nodes, not memprobe's, so nothing memprobe runs is called
  * while ExplainNode() prints them.  What memprobe can do is add the lines
@@ -40,6 +38,10 @@
  * second line gives their context and the most it held in blocks, as
  * GenMaterial's node does.  auto_explain prints plans itself and gets no
  * lines.  memprobe.explain_storage turns this off.
+ *
+ * Copyright (c) 2026, The memprobe Developers
+ * Portions Copyright (c) 1996-2025, PostgreSQL Global Development Group
+ * Portions Copyright (c) 1994, Regents of the University of California
  *
  *-------------------------------------------------------------------------
  */

@@ -4,6 +4,8 @@
  *	  PostgreSQL 18's EXPLAIN ANALYZE Storage lines for core's store-keeping
  *	  nodes on 15 and 17 (explain_storage.c).
  *
+ * Copyright (c) 2026, The memprobe Developers
+ *
  *-------------------------------------------------------------------------
  */
 #ifndef MEMPROBE_EXPLAIN_STORAGE_H

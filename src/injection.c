@@ -4,6 +4,8 @@
  *	  Test-only pause points (see injection.h).  Without
  *	  MEMPROBE_INJECTION_POINTS this file defines an empty injection_init().
  *
+ * Copyright (c) 2026, The memprobe Developers
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"

@@ -14,6 +14,8 @@
  * lock (pg_advisory_lock(key)), so it waits there for as long as another
  * session holds the lock, and isolationtester sees it as blocked on a lock.
  *
+ * Copyright (c) 2026, The memprobe Developers
+ *
  *-------------------------------------------------------------------------
  */
 #ifndef MEMPROBE_INJECTION_H

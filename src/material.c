@@ -26,6 +26,10 @@
  * PostgreSQL 18's tuplestore already keeps its tuples in a Generation
  * context and reports their size; there memprobe leaves Material alone.
  *
+ * Copyright (c) 2026, The memprobe Developers
+ * Portions Copyright (c) 1996-2025, PostgreSQL Global Development Group
+ * Portions Copyright (c) 1994, Regents of the University of California
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -38,6 +42,7 @@
 #include "utils/memutils.h"
 
 #include "compat.h"
+#include "tuplestore_layout.h"
 #include "material.h"
 
 /* memprobe.enable_material */

@@ -6,6 +6,8 @@
  *	  nodes; material_exec.c runs them; material_mergejoin.c gives them the
  *	  extra marks core's merge join gives core's Material.
  *
+ * Copyright (c) 2026, The memprobe Developers
+ *
  *-------------------------------------------------------------------------
  */
 #ifndef MEMPROBE_MATERIAL_H

@@ -29,6 +29,10 @@
  * tuplestore_get_stats() does but as the peak over every rescan, and beside
  * it the peak bytes the tuple context held in blocks: the real footprint.
  *
+ * Copyright (c) 2026, The memprobe Developers
+ * Portions Copyright (c) 1996-2025, PostgreSQL Global Development Group
+ * Portions Copyright (c) 1994, Regents of the University of California
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -41,6 +45,7 @@
 #include "utils/tuplestore.h"
 
 #include "compat.h"
+#include "tuplestore_layout.h"
 #include "context_types.h"
 #include "material.h"
 
@@ -335,6 +340,8 @@ material_exec(CustomScanState *node)
 	Tuplestorestate *ts = ms->tuplestore;
 	bool		eof_tuplestore;
 	TupleTableSlot *slot;
+
+	CHECK_FOR_INTERRUPTS();
 
 	/* If first time through, and we need a tuplestore, initialize it. */
 	if (ts == NULL && ms->eflags != 0)

@@ -74,6 +74,10 @@
  *	explain.c: prints "Materialize" and, on 18 only, show_material_info;
  *		our node prints its own lines (ExplainCustomScan).
  *
+ * Copyright (c) 2026, The memprobe Developers
+ * Portions Copyright (c) 1996-2025, PostgreSQL Global Development Group
+ * Portions Copyright (c) 1994, Regents of the University of California
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"

@@ -16,6 +16,8 @@
  * Each subsystem (one file per capability under src/) owns its GUCs and
  * hooks; every hook it installs keeps and calls the previous one.
  *
+ * Copyright (c) 2026, The memprobe Developers
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -24,6 +26,7 @@
 #include "miscadmin.h"
 #include "utils/guc.h"
 
+#include "compat.h"
 #include "alloc_bench.h"
 #include "backends.h"
 #include "injection.h"
@@ -33,7 +36,7 @@
 #include "explain_storage.h"
 #include "streamscan.h"
 
-PG_MODULE_MAGIC;
+MEMPROBE_MODULE_MAGIC;
 
 void		_PG_init(void);
 

@@ -3,6 +3,8 @@
  * page_quals.c
  *	  Recognise StreamScan's page-loop quals: see page_quals.h.
  *
+ * Copyright (c) 2026, The memprobe Developers
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"

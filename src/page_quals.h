@@ -16,6 +16,8 @@
  * whose column is not at its fixed offset (a NULL in the row, or the row
  * predates the column) gets no page-loop answer: the full qual decides.
  *
+ * Copyright (c) 2026, The memprobe Developers
+ *
  *-------------------------------------------------------------------------
  */
 #ifndef MEMPROBE_PAGE_QUALS_H

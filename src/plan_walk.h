@@ -3,6 +3,8 @@
  * plan_walk.h
  *	  A shortcut for the plan state walks memprobe's executor hooks make.
  *
+ * Copyright (c) 2026, The memprobe Developers
+ *
  *-------------------------------------------------------------------------
  */
 #ifndef MEMPROBE_PLAN_WALK_H

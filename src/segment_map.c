@@ -3,6 +3,8 @@
  * segment_map.c
  *	  Segment files and read-ahead advice: see segment_map.h.
  *
+ * Copyright (c) 2026, The memprobe Developers
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"

@@ -19,6 +19,8 @@
  * advice only decides what the kernel has ready when the buffer manager
  * reads.
  *
+ * Copyright (c) 2026, The memprobe Developers
+ *
  *-------------------------------------------------------------------------
  */
 #ifndef MEMPROBE_SEGMENT_MAP_H

@@ -46,6 +46,8 @@
  * one small palloc in its es_query_cxt, a memory context walk per sample,
  * a plan walk at ExecutorEnd, and one hash lookup and spinlock.
  *
+ * Copyright (c) 2026, The memprobe Developers
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"

@@ -3,6 +3,8 @@
  * statements.h
  *	  memprobe_statements: executor memory per statement (statements.c).
  *
+ * Copyright (c) 2026, The memprobe Developers
+ *
  *-------------------------------------------------------------------------
  */
 #ifndef MEMPROBE_STATEMENTS_H

@@ -67,6 +67,10 @@
  * claimed) even with memprobe.enable_stores off, so that EXPLAIN ANALYZE
  * compares both ways.
  *
+ * Copyright (c) 2026, The memprobe Developers
+ * Portions Copyright (c) 1996-2025, PostgreSQL Global Development Group
+ * Portions Copyright (c) 1994, Regents of the University of California
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -79,6 +83,7 @@
 #include "utils/memutils.h"
 
 #include "compat.h"
+#include "tuplestore_layout.h"
 #include "context_types.h"
 #include "material.h"
 #include "plan_walk.h"

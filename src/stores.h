@@ -4,6 +4,8 @@
  *	  Tuple stores of WindowAgg, CTE Scan, Recursive Union, Function Scan and
  *	  Table Function Scan in a Generation context (stores.c).
  *
+ * Copyright (c) 2026, The memprobe Developers
+ *
  *-------------------------------------------------------------------------
  */
 #ifndef MEMPROBE_STORES_H

@@ -20,6 +20,10 @@
  * Not offered: TABLESAMPLE (a different scan), table access methods other
  * than heap, and partial paths (parallel seq scans stay core's).
  *
+ * Copyright (c) 2026, The memprobe Developers
+ * Portions Copyright (c) 1996-2025, PostgreSQL Global Development Group
+ * Portions Copyright (c) 1994, Regents of the University of California
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"

@@ -5,6 +5,8 @@
  *	  streamscan.c offers the paths and makes the plans; streamscan_exec.c
  *	  runs them; block_stream.c looks ahead; tuple_deform.c deforms.
  *
+ * Copyright (c) 2026, The memprobe Developers
+ *
  *-------------------------------------------------------------------------
  */
 #ifndef MEMPROBE_STREAMSCAN_H

@@ -37,6 +37,10 @@
  * The scan needs an MVCC snapshot (page-at-a-time visibility), as heapam's
  * page mode does; executor snapshots always are.
  *
+ * Copyright (c) 2026, The memprobe Developers
+ * Portions Copyright (c) 1996-2025, PostgreSQL Global Development Group
+ * Portions Copyright (c) 1994, Regents of the University of California
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"

@@ -15,6 +15,10 @@
  * PostgreSQL 18 adopted (CompactAttribute); it is the place where the next
  * step (deforming with fewer branches per column) goes.
  *
+ * Copyright (c) 2026, The memprobe Developers
+ * Portions Copyright (c) 1996-2025, PostgreSQL Global Development Group
+ * Portions Copyright (c) 1994, Regents of the University of California
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"

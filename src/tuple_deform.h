@@ -14,6 +14,8 @@
  * know), goes through memprobe_deform(): a faster deformation plugs in
  * there and nowhere else.
  *
+ * Copyright (c) 2026, The memprobe Developers
+ *
  *-------------------------------------------------------------------------
  */
 #ifndef MEMPROBE_TUPLE_DEFORM_H
