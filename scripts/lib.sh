@@ -1,6 +1,8 @@
 # Shared by scripts/demo, scripts/test and bench/run: install what memprobe needs on a Debian
 # machine, find or build the server to use, build and install memprobe for it, and run things as
 # the unprivileged user PostgreSQL insists on.  Sourced, not run.  Everything here runs as root.
+#
+# Copyright (c) 2026, The memprobe Developers; the PostgreSQL License (LICENSE)
 
 MEMPROBE_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 MEMPROBE_USER=${MEMPROBE_USER:-memprobe}

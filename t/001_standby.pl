@@ -9,6 +9,8 @@
 # still works, and holds no more memory contexts than before the query.
 #
 # Works with the PostgreSQL::Test modules of 15, 17 and 18.
+#
+# Copyright (c) 2026, The memprobe Developers; the PostgreSQL License (LICENSE)
 
 use strict;
 use warnings;

@@ -13,6 +13,8 @@
 #   - the server log has no ERROR, WARNING, assertion failure or crash.
 #
 # Works with the PostgreSQL::Test modules of 15, 17 and 18.
+#
+# Copyright (c) 2026, The memprobe Developers; the PostgreSQL License (LICENSE)
 
 use strict;
 use warnings;
