@@ -85,3 +85,20 @@ build_and_install() {
   chmod 755 "$MEMPROBE_WORK"
   echo "$dir"
 }
+
+# suite_counts LOG: "PASSED FAILED", the tests counted by the summary lines pg_regress and
+# pg_isolation_regress print into LOG ("All N tests passed." or "M of N tests failed."); "0 0"
+# when LOG has none.  scripts/test and scripts/deb-test sum them into their totals.
+suite_counts() {
+  local p=0 f=0 first second third _
+  while read -r first second third _; do
+    [ -n "$first" ] || continue
+    if [ "$first" = All ]; then
+      p=$((p + second))
+    else
+      f=$((f + first))
+      p=$((p + third - first))
+    fi
+  done < <(grep -Eo 'All [0-9]+ tests passed|[0-9]+ of [0-9]+ tests failed' "$1" || true)
+  echo "$p $f"
+}
