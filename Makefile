@@ -100,7 +100,7 @@ installcheck-sto:
 		--temp-instance=./tmp_check_sto --outputdir=output_sto streamscan_snapshot_too_old
 
 # memprobe_statements, on a server of its own with a small memprobe.max (statements.conf), so that
-# eviction is tested and the other suites' statements do not count; then 0.1 -> 0.2 upgrade.
+# eviction is tested and the other suites' statements do not count; then the upgrades from 0.1 and 0.2.
 installcheck-statements:
 	$(pg_regress_installcheck) --temp-config=$(srcdir)/statements.conf \
 		--temp-instance=./tmp_check_statements --outputdir=output_statements \

@@ -65,7 +65,7 @@ SELECT b.total_bytes < p.total_bytes + 20 * 1024 * 1024 AS given_back,
 -- A statement using much more executor memory than any before is published at once, with its
 -- queryid (the one memprobe_statements and pg_stat_statements show) and executor memory.
 CREATE TABLE bk_big AS SELECT g AS a, md5(g::text) AS b FROM generate_series(1, 100000) g;
-SELECT memprobe_statements_reset();
+SELECT memprobe_statements_reset() IS NOT NULL AS t;
 SET work_mem = '64MB';
 SELECT b FROM bk_big ORDER BY b OFFSET 99999;
 RESET work_mem;

@@ -13,7 +13,7 @@ BEGIN
   RETURN (SELECT count(*) FROM co_t WHERE a <= n);
 END $$;
 SELECT pg_stat_statements_reset() IS NOT NULL AS pgss_reset;
-SELECT memprobe_statements_reset();
+SELECT memprobe_statements_reset() IS NOT NULL AS t;
 
 -- known statements, known numbers of times
 SELECT a FROM co_t WHERE a = 1;
@@ -60,6 +60,53 @@ SELECT s.calls AS pgss_calls, m.calls AS memprobe_calls
 RESET memprobe.track;
 RESET pg_stat_statements.track;
 
+-- toplevel is decided when an execution ends, as pg_stat_statements decides it: of two cursors
+-- opened inside a function, the one closed there is nested and the one left open and closed by
+-- COMMIT is top-level; a WITH HOLD cursor declared in a transaction block runs to its end at
+-- COMMIT, top-level (PostgreSQL 18 gives a DECLARE's query its own query id, so both count it
+-- there; 15 and 17 neither).  Every key agrees, calls included (the DECLARE statement itself is
+-- pg_stat_statements' alone: memprobe does not track utility statements).  pg_stat_statements
+-- keeps the text of an entry first made at ExecutorEnd unnormalized.
+CREATE FUNCTION co_open(close_it bool) RETURNS int LANGUAGE plpgsql AS $$
+DECLARE
+  c refcursor := 'co_cursor';
+  r int;
+BEGIN
+  OPEN c FOR SELECT a FROM co_t WHERE a < 100 ORDER BY a;
+  FETCH c INTO r;
+  IF close_it THEN
+    CLOSE c;
+  END IF;
+  RETURN r;
+END $$;
+SET pg_stat_statements.track = 'all';
+SET memprobe.track = 'all';
+SELECT pg_stat_statements_reset() IS NOT NULL AS pgss_reset;
+SELECT memprobe_statements_reset() IS NOT NULL AS t;
+BEGIN;
+SELECT co_open(true);
+SELECT co_open(false);
+COMMIT;
+BEGIN;
+DECLARE co_hold CURSOR WITH HOLD FOR SELECT b FROM co_t WHERE a < 50 ORDER BY a;
+FETCH 2 FROM co_hold;
+COMMIT;
+CLOSE co_hold;
+RESET memprobe.track;
+RESET pg_stat_statements.track;
+SELECT s.toplevel, s.calls AS pgss_calls, m.calls AS memprobe_calls
+  FROM pg_stat_statements s
+  LEFT JOIN memprobe_statements m USING (userid, dbid, queryid, toplevel)
+ WHERE s.query ~ '^SELECT a FROM co_t WHERE a < (\$1|100)'
+ ORDER BY s.toplevel;
+SELECT count(*) AS disagreements
+  FROM pg_stat_statements s
+  FULL JOIN memprobe_statements m USING (userid, dbid, queryid, toplevel)
+ WHERE coalesce(s.query, m.query) ~ 'co_t WHERE a < '
+   AND coalesce(s.query, m.query) !~* '^\s*DECLARE'
+   AND s.calls IS DISTINCT FROM m.calls;
+
+DROP FUNCTION co_open(bool);
 DROP FUNCTION co_inner(int);
 DROP TABLE co_t;
 DROP EXTENSION memprobe;

@@ -10,7 +10,7 @@ CREATE TABLE ck_t AS SELECT g AS a, md5(g::text) AS b FROM generate_series(1, 20
 ANALYZE ck_t;
 SELECT pg_stat_statements_reset() IS NOT NULL AS pgss_reset;
 SELECT pg_stat_kcache_reset();
-SELECT memprobe_statements_reset();
+SELECT memprobe_statements_reset() IS NOT NULL AS t;
 
 SELECT count(*) FROM ck_t WHERE a < 100;
 SELECT count(*) FROM ck_t WHERE a < 200;

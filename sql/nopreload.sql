@@ -34,7 +34,8 @@ RESET enable_mergejoin;
 DROP TABLE np;
 -- per-statement tracking needs the preloaded library's shared memory
 SELECT * FROM memprobe_statements;
-SELECT memprobe_statements_reset();
+SELECT memprobe_statements_reset() IS NOT NULL AS t;
+SELECT * FROM memprobe_statements_info;
 -- and so does every backend's memory
 SELECT * FROM memprobe_backends;
 SELECT * FROM memprobe_backend_contexts(pg_backend_pid());

@@ -27,7 +27,7 @@ END $$;
 CREATE VIEW st_view AS SELECT * FROM memprobe_statements
  WHERE query !~ '(memprobe_statements|st_view)';
 
-SELECT memprobe_statements_reset();
+SELECT memprobe_statements_reset() IS NOT NULL AS t;
 
 -- A big in-memory sort ranks first; its executor memory is at least what EXPLAIN ANALYZE reports
 -- for the Sort, whose figure is the entry's node peak exactly.
@@ -64,6 +64,42 @@ RESET work_mem;
 SELECT query, node_peak_type, node_peak_bytes > 0 AS has_peak, spilled_calls
   FROM st_view
  WHERE query LIKE '%JOIN st_small%' OR query LIKE '%GROUP BY a%' ORDER BY query;
+
+-- Nodes rebuilt on rescan: a correlated sub plan runs first for 100,000 rows, then for 10.  The
+-- node peak is what EXPLAIN ANALYZE prints for the same statement: a Hash rebuilt on rescan keeps
+-- the peak of every table it built (its Memory Usage), a hashed Agg its peak, a Sort (whose
+-- tuplesort is ended and begun again) the last sort's Sort Space Used, as EXPLAIN shows it.
+CREATE TABLE st_outer (lim int);
+INSERT INTO st_outer VALUES (100000), (10);
+ANALYZE st_outer;
+-- the largest in-memory figure EXPLAIN ANALYZE prints for q (kB)
+CREATE FUNCTION st_explain_peak_kb(q text) RETURNS int8 LANGUAGE plpgsql AS $$
+DECLARE
+  plan jsonb;
+BEGIN
+  EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, FORMAT JSON) ' || q INTO plan;
+  RETURN greatest(
+    (SELECT max(v::text::int8) FROM jsonb_path_query(plan,
+       'strict $.** ? (@."Sort Space Type" == "Memory")."Sort Space Used"') v),
+    (SELECT max(v::text::int8) FROM jsonb_path_query(plan, 'strict $.**."Peak Memory Usage"') v));
+END $$;
+SET work_mem = '64MB';
+SET enable_mergejoin = off;
+SET enable_nestloop = off;
+CREATE TEMP TABLE st_rescan (kind text, q text);
+INSERT INTO st_rescan VALUES
+  ('hash join', 'SELECT o.lim, (SELECT count(*) FROM st_big p JOIN st_big b ON b.a = p.a WHERE b.a <= o.lim) FROM (SELECT lim FROM st_outer ORDER BY lim DESC) o'),
+  ('hashed agg', 'SELECT o.lim, (SELECT count(*) FROM (SELECT b FROM st_big WHERE a <= o.lim GROUP BY b) g) FROM (SELECT lim FROM st_outer ORDER BY lim DESC) o'),
+  ('sort', 'SELECT o.lim, (SELECT b FROM st_big WHERE a <= o.lim ORDER BY b DESC LIMIT 1) FROM (SELECT lim FROM st_outer ORDER BY lim DESC) o');
+SELECT q FROM st_rescan ORDER BY kind
+\gexec
+SELECT r.kind, m.node_peak_type, m.calls,
+       (m.node_peak_bytes + 1023) / 1024 = st_explain_peak_kb(r.q) AS node_peak_is_explains,
+       m.node_peak_bytes > 1024 * 1024 AS over_1mb
+  FROM st_rescan r JOIN st_view m ON m.query = r.q ORDER BY r.kind;
+RESET enable_mergejoin;
+RESET enable_nestloop;
+RESET work_mem;
 
 -- PL/pgSQL: the nested statement appears with track = all, and not with top.
 CREATE FUNCTION st_nested() RETURNS int8 LANGUAGE plpgsql AS $$
@@ -131,7 +167,7 @@ SELECT query, queryid IS NOT NULL AS has_queryid, count(*) > 0 AS some
   FROM memprobe_statements
  WHERE query LIKE '%min(a)%' OR query = '<insufficient privilege>'
  GROUP BY 1, 2 ORDER BY 1;
-SELECT memprobe_statements_reset();
+SELECT memprobe_statements_reset() IS NOT NULL AS t;
 RESET ROLE;
 SET ROLE memprobe_st_stats;
 SELECT count(*) AS hidden FROM memprobe_statements WHERE query = '<insufficient privilege>';
@@ -139,12 +175,19 @@ RESET ROLE;
 SELECT count(*) AS hidden FROM memprobe_statements WHERE query = '<insufficient privilege>';
 
 -- Reset: only the reset call itself is left.
-SELECT memprobe_statements_reset();
+SELECT memprobe_statements_reset() IS NOT NULL AS t;
 SELECT query, calls FROM memprobe_statements;
 
+-- memprobe_statements_info, as pg_stat_statements_info: the reset returns its time, which the
+-- view shows with no eviction counted since.
+SELECT memprobe_statements_reset() AS reset_at \gset
+SELECT dealloc, stats_reset = :'reset_at' AS stats_reset_is_resets,
+       stats_reset <= now() + interval '1 minute' AS plausible
+  FROM memprobe_statements_info;
+
 -- Eviction: with memprobe.max = 100, 150 distinct statements leave at most 100 entries, and a
--- much-used one survives.
-SELECT memprobe_statements_reset();
+-- much-used one survives; memprobe_statements_info counts the evictions.
+SELECT memprobe_statements_reset() AS reset_at \gset
 \set ECHO none
 \o /dev/null
 SELECT 'keep' AS keep;
@@ -165,9 +208,13 @@ SELECT format('SELECT %s', string_agg(i::text, ', ')) FROM generate_series(1, 15
 SELECT count(*) <= 100 AS bounded, count(*) >= 50 AS kept_many FROM memprobe_statements;
 SELECT query, calls FROM memprobe_statements WHERE query LIKE 'SELECT ''keep''%';
 SELECT count(*) AS widest_kept FROM memprobe_statements WHERE query LIKE 'SELECT 1, 2, %, 150';
+SELECT dealloc > 0 AS evicted, stats_reset = :'reset_at' AS stats_reset_kept
+  FROM memprobe_statements_info;
+SELECT memprobe_statements_reset() IS NOT NULL AS t;
+SELECT dealloc AS dealloc_after_reset FROM memprobe_statements_info;
 
 DROP VIEW st_view;
-DROP FUNCTION st_nested(), st_fail(), st_sort_space(text);
-DROP TABLE st_big, st_small;
+DROP FUNCTION st_nested(), st_fail(), st_sort_space(text), st_explain_peak_kb(text);
+DROP TABLE st_big, st_small, st_outer;
 DROP ROLE memprobe_st_plain;
 DROP ROLE memprobe_st_stats;

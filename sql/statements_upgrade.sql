@@ -1,6 +1,6 @@
 --
--- Upgrade from 0.1: CREATE EXTENSION memprobe VERSION '0.1', then ALTER EXTENSION UPDATE gives
--- the objects of 0.2, the same as a fresh install of 0.2.
+-- Upgrades: CREATE EXTENSION memprobe VERSION '0.1' (or '0.2'), then ALTER EXTENSION UPDATE gives
+-- the objects of the current version, the same as a fresh install of it.
 --
 DROP EXTENSION IF EXISTS memprobe;
 CREATE EXTENSION memprobe VERSION '0.1';
@@ -20,11 +20,11 @@ SELECT pg_describe_object(classid, objid, 0) AS object FROM pg_depend
    AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'memprobe')
  ORDER BY 1;
 -- the new objects work, with their privileges
-SELECT memprobe_statements_reset();
+SELECT memprobe_statements_reset() IS NOT NULL AS t;
 SELECT query, calls FROM memprobe_statements;
 SELECT has_function_privilege('public', 'memprobe_statements_reset()', 'EXECUTE') AS public_reset,
        has_table_privilege('public', 'memprobe_statements', 'SELECT') AS public_read;
--- the same objects as a fresh install of 0.2: the same members with the same definitions,
+-- the same objects as a fresh install: the same members with the same definitions,
 -- privileges (also as recorded for pg_dump in pg_init_privs) and comments
 CREATE TEMP VIEW st_members AS
 SELECT pg_describe_object(d.classid, d.objid, 0) AS object,
@@ -52,4 +52,24 @@ SELECT count(*) AS members, count(definition) AS with_definition, count(acl) AS 
 (SELECT * FROM st_upgraded EXCEPT ALL SELECT * FROM st_fresh)
 UNION ALL
 (SELECT * FROM st_fresh EXCEPT ALL SELECT * FROM st_upgraded);
+-- From 0.2: memprobe_statements_reset() returned nothing and there was no
+-- memprobe_statements_info; 0.2's objects work with this library, and the update gives the
+-- fresh install's objects.
+DROP EXTENSION memprobe;
+CREATE EXTENSION memprobe VERSION '0.2';
+SELECT extversion FROM pg_extension WHERE extname = 'memprobe';
+SELECT pg_get_function_result('memprobe_statements_reset'::regproc) AS reset_02_returns,
+       to_regclass('memprobe_statements_info') AS info_02;
+SELECT memprobe_statements_reset();
+SELECT count(*) >= 0 AS statements_02 FROM memprobe_statements;
+ALTER EXTENSION memprobe UPDATE;
+SELECT extversion FROM pg_extension WHERE extname = 'memprobe';
+SELECT pg_get_function_result('memprobe_statements_reset'::regproc) AS reset_returns;
+SELECT dealloc, stats_reset IS NOT NULL AS has_reset_time FROM memprobe_statements_info;
+SELECT has_function_privilege('public', 'memprobe_statements_reset()', 'EXECUTE') AS public_reset,
+       has_table_privilege('public', 'memprobe_statements_info', 'SELECT') AS public_info;
+CREATE TEMP TABLE st_upgraded_02 AS SELECT * FROM st_members;
+(SELECT * FROM st_upgraded_02 EXCEPT ALL SELECT * FROM st_fresh)
+UNION ALL
+(SELECT * FROM st_fresh EXCEPT ALL SELECT * FROM st_upgraded_02);
 DROP EXTENSION memprobe;

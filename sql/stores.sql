@@ -76,11 +76,11 @@ CREATE VIEW st_seed AS
          node_peak_bytes BETWEEN 800 * 1044 AND 1024 * 1024 AS peak_800_rows
     FROM memprobe_statements WHERE query LIKE 'SELECT count(l)%';
 SET work_mem = '1MB';
-SELECT memprobe_statements_reset();
+SELECT memprobe_statements_reset() IS NOT NULL AS t;
 SET memprobe.enable_stores = on;
 SELECT count(l) FROM (SELECT lag(b, 800) OVER () AS l FROM sw LIMIT 1600) s;
 SELECT * FROM st_seed;
-SELECT memprobe_statements_reset();
+SELECT memprobe_statements_reset() IS NOT NULL AS t;
 SET memprobe.enable_stores = off;
 SELECT count(l) FROM (SELECT lag(b, 800) OVER () AS l FROM sw LIMIT 1600) s;
 SELECT * FROM st_seed;
@@ -94,13 +94,13 @@ DROP VIEW st_seed;
 CREATE VIEW st_spills AS
   SELECT spilled_calls > 0 AS spilled FROM memprobe_statements WHERE query ~ 'FROM (c|r)\M';
 SET work_mem = '4MB';
-SELECT memprobe_statements_reset();
+SELECT memprobe_statements_reset() IS NOT NULL AS t;
 WITH c AS MATERIALIZED (SELECT id, b FROM sw)
   SELECT count(*), sum(length(b)),
          (SELECT sum(total_bytes) FROM memprobe_contexts WHERE name = 'memprobe CTE tuples') > 3000 * 1044 AS in_cte_context
     FROM c;
 SELECT * FROM st_spills;
-SELECT memprobe_statements_reset();
+SELECT memprobe_statements_reset() IS NOT NULL AS t;
 WITH RECURSIVE r(i, n, b) AS (SELECT id, 1, b FROM sw WHERE id <= 1000 UNION ALL SELECT i, n + 1, b FROM r WHERE n < 2)
   SELECT count(*), sum(length(b)),
          (SELECT sum(total_bytes) FROM memprobe_contexts
@@ -108,13 +108,13 @@ WITH RECURSIVE r(i, n, b) AS (SELECT id, 1, b FROM sw WHERE id <= 1000 UNION ALL
     FROM r;
 SELECT * FROM st_spills;
 SET memprobe.enable_stores = off;
-SELECT memprobe_statements_reset();
+SELECT memprobe_statements_reset() IS NOT NULL AS t;
 WITH c AS MATERIALIZED (SELECT id, b FROM sw)
   SELECT count(*), sum(length(b)),
          (SELECT sum(total_bytes) FROM memprobe_contexts WHERE name = 'memprobe CTE tuples') > 3000 * 1044 AS in_cte_context
     FROM c;
 SELECT * FROM st_spills;
-SELECT memprobe_statements_reset();
+SELECT memprobe_statements_reset() IS NOT NULL AS t;
 WITH RECURSIVE r(i, n, b) AS (SELECT id, 1, b FROM sw WHERE id <= 1000 UNION ALL SELECT i, n + 1, b FROM r WHERE n < 2)
   SELECT count(*), sum(length(b)),
          (SELECT sum(total_bytes) FROM memprobe_contexts
@@ -190,14 +190,14 @@ RESET enable_material;
 CREATE VIEW st_fn_spills AS
   SELECT temp_bytes_written > 0 AS wrote_temp FROM memprobe_statements WHERE query LIKE 'SELECT count(*), sum(length(t))%';
 SET work_mem = '4MB';
-SELECT memprobe_statements_reset();
+SELECT memprobe_statements_reset() IS NOT NULL AS t;
 SELECT count(*), sum(length(t)),
        (SELECT sum(total_bytes) FROM memprobe_contexts
          WHERE name = 'memprobe Function Scan tuples') > 3000 * 1100 AS in_function_scan_context
   FROM st_srf_plpgsql(3000) t;
 SELECT * FROM st_fn_spills;
 SET memprobe.enable_stores = off;
-SELECT memprobe_statements_reset();
+SELECT memprobe_statements_reset() IS NOT NULL AS t;
 SELECT count(*), sum(length(t)),
        (SELECT sum(total_bytes) FROM memprobe_contexts
          WHERE name = 'memprobe Function Scan tuples') > 3000 * 1100 AS in_function_scan_context

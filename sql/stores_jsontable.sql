@@ -40,11 +40,11 @@ CREATE VIEW jt_spills AS
   SELECT temp_bytes_written > 0 AS wrote_temp FROM memprobe_statements WHERE query LIKE 'SELECT count(*), sum(length(v))%';
 CREATE VIEW jt_version AS SELECT current_setting('server_version_num')::int >= 180000 AS pg18;
 SET work_mem = '1MB';
-SELECT memprobe_statements_reset();
+SELECT memprobe_statements_reset() IS NOT NULL AS t;
 SELECT count(*), sum(length(v)) FROM JSON_TABLE(jt_doc(700), '$[*]' COLUMNS (v text PATH '$.v'));
 SELECT wrote_temp FROM jt_spills;
 SET memprobe.enable_stores = off;
-SELECT memprobe_statements_reset();
+SELECT memprobe_statements_reset() IS NOT NULL AS t;
 SELECT count(*), sum(length(v)) FROM JSON_TABLE(jt_doc(700), '$[*]' COLUMNS (v text PATH '$.v'));
 SELECT wrote_temp = NOT pg18 AS core_spills_before_18 FROM jt_spills, jt_version;
 RESET memprobe.enable_stores;

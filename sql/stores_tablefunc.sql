@@ -43,14 +43,14 @@ SELECT * FROM tf_same($$SELECT d.id, x.* FROM tf_docs d,
 CREATE VIEW tf_spills AS
   SELECT temp_bytes_written > 0 AS wrote_temp FROM memprobe_statements WHERE query LIKE 'SELECT count(*), sum(length(v))%';
 SET work_mem = '1MB';
-SELECT memprobe_statements_reset();
+SELECT memprobe_statements_reset() IS NOT NULL AS t;
 SELECT count(*), sum(length(v)),
        (SELECT sum(total_bytes) FROM memprobe_contexts
          WHERE name = 'memprobe Table Function Scan tuples') > 700 * 1100 AS in_table_function_scan_context
   FROM XMLTABLE('/r/x' PASSING tf_doc(700) COLUMNS v text PATH '.');
 SELECT * FROM tf_spills;
 SET memprobe.enable_stores = off;
-SELECT memprobe_statements_reset();
+SELECT memprobe_statements_reset() IS NOT NULL AS t;
 SELECT count(*), sum(length(v)),
        (SELECT sum(total_bytes) FROM memprobe_contexts
          WHERE name = 'memprobe Table Function Scan tuples') > 700 * 1100 AS in_table_function_scan_context

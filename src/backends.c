@@ -180,6 +180,13 @@ shared_size(void)
 	return add_size(offsetof(BackendsShared, slots), mul_size(slot_count(), slot_size()));
 }
 
+/* What memprobe_backends takes of shared memory (logged at server start). */
+Size
+backends_shmem_size(void)
+{
+	return shared_size();
+}
+
 static void
 backends_shmem_request(void)
 {

@@ -13,6 +13,7 @@
 
 extern void backends_init(void);
 extern void backends_install_hooks(void);
+extern Size backends_shmem_size(void);
 
 /*
  * Called at the end of every top-level statement (statements.c's hooks):

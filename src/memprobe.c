@@ -24,6 +24,7 @@
 
 #include "fmgr.h"
 #include "miscadmin.h"
+#include "storage/ipc.h"
 #include "utils/guc.h"
 
 #include "compat.h"
@@ -39,6 +40,29 @@
 MEMPROBE_MODULE_MAGIC;
 
 void		_PG_init(void);
+
+static shmem_startup_hook_type prev_shmem_startup = NULL;
+
+/*
+ * One LOG line at server start with the shared memory memprobe takes: its two
+ * tables are sized by settings (memprobe.max and query_text_bytes;
+ * max_connections and memprobe.publish_contexts), and a DBA should see what
+ * they cost without adding it up.
+ */
+static void
+memprobe_shmem_startup(void)
+{
+	Size		statements = statements_shmem_size();
+	Size		backends = backends_shmem_size();
+
+	if (prev_shmem_startup)
+		prev_shmem_startup();
+	if (!IsUnderPostmaster)
+		ereport(LOG,
+				errmsg("memprobe takes %zu kB of shared memory: memprobe_statements %zu kB, memprobe_backends %zu kB",
+					   (statements + backends + 1023) / 1024,
+					   (statements + 1023) / 1024, (backends + 1023) / 1024));
+}
 
 void
 _PG_init(void)
@@ -63,4 +87,7 @@ _PG_init(void)
 	backends_install_hooks();
 	stores_install_hooks();
 	explain_storage_install_hooks();
+
+	prev_shmem_startup = shmem_startup_hook;
+	shmem_startup_hook = memprobe_shmem_startup;
 }

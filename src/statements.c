@@ -53,6 +53,7 @@
 #include "postgres.h"
 
 #include <math.h>
+#include <unistd.h>
 
 #include "access/parallel.h"
 #include "catalog/pg_authid.h"
@@ -74,6 +75,7 @@
 #include "utils/guc.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
+#include "utils/timestamp.h"
 #include "utils/tuplesort.h"
 
 #include "backends.h"
@@ -134,6 +136,9 @@ typedef struct StatementsEntry
 typedef struct StatementsShared
 {
 	LWLock	   *lock;			/* guards the hash table's membership */
+	slock_t		mutex;			/* protects the two below */
+	int64		dealloc;		/* times entry_dealloc ran (evictions) */
+	TimestampTz stats_reset;	/* last memprobe_statements_reset, or creation */
 } StatementsShared;
 
 static StatementsShared *shared = NULL;
@@ -164,7 +169,6 @@ typedef struct Execution
 {
 	QueryDesc  *query_desc;
 	struct Execution *next;
-	bool		toplevel;
 	int64		temp_blks_start;
 	int64		mem_peak;
 	MemoryContextCallback callback;
@@ -234,25 +238,64 @@ incremental_sort_peak(PlanState *ps, int64 *bytes, bool *spilled)
 	return got1 || got2;
 }
 
-/* Hash: the hash table's spacePeak, as show_hash_info; more than one batch spilled */
+/*
+ * Hash: the hash table's spacePeak, as show_hash_info; more than one batch
+ * spilled.  A hash join rescanned with changed parameters destroys its table
+ * and builds a new one (ExecReScanHashJoin), folding the old one's figures
+ * into hinstrument only when hinstrument exists, which core arranges only
+ * under EXPLAIN ANALYZE.  hash_keep_peaks() gives every Hash node of a
+ * tracked execution one at its start, so that the peak of every table built
+ * is kept, as EXPLAIN ANALYZE's "Memory Usage" shows it; the figure is the
+ * larger of that and the current table's.
+ */
 static bool
 hash_peak(PlanState *ps, int64 *bytes, bool *spilled)
 {
 	HashState  *node = (HashState *) ps;
+	bool		got = false;
 
-	if (node->hashtable != NULL)
-	{
-		*bytes = node->hashtable->spacePeak;
-		*spilled = node->hashtable->nbatch > 1;
-		return true;
-	}
-	if (node->hinstrument != NULL)
+	*bytes = -1;
+	*spilled = false;
+	if (node->hinstrument != NULL && node->hinstrument->nbatch > 0)
 	{
 		*bytes = node->hinstrument->space_peak;
 		*spilled = node->hinstrument->nbatch > 1;
-		return true;
+		got = true;
 	}
-	return false;
+	if (node->hashtable != NULL)
+	{
+		*bytes = Max(*bytes, (int64) node->hashtable->spacePeak);
+		*spilled |= node->hashtable->nbatch > 1;
+		got = true;
+	}
+	return got;
+}
+
+static bool
+hash_keep_peaks_walker(PlanState *ps, void *context)
+{
+	if (ps == NULL)
+		return false;
+	if (IsA(ps, HashState) && ((HashState *) ps)->hinstrument == NULL)
+		((HashState *) ps)->hinstrument = (HashInstrumentation *)
+			MemoryContextAllocZero((MemoryContext) context, sizeof(HashInstrumentation));
+	return planstate_tree_walker(ps, hash_keep_peaks_walker, context);
+}
+
+/*
+ * hash_keep_peaks
+ *		Give each Hash node of the plan the hinstrument that core keeps the
+ *		peaks of rebuilt tables in (see hash_peak), in es_query_cxt, as
+ *		ExecShutdownHash would allocate it under EXPLAIN ANALYZE.  Core reads
+ *		it only to accumulate into it and to print EXPLAIN's figures, which
+ *		it then gives exactly as with its own.
+ */
+static void
+hash_keep_peaks(QueryDesc *queryDesc)
+{
+	if (queryDesc->planstate != NULL && !planstate_is_leaf(queryDesc->planstate))
+		(void) hash_keep_peaks_walker(queryDesc->planstate,
+									  queryDesc->estate->es_query_cxt);
 }
 
 /* hashed (and mixed) Agg: hash_mem_peak, as show_hashagg_info */
@@ -397,13 +440,49 @@ entry_size(void)
 	return MAXALIGN(offsetof(StatementsEntry, text) + statements_text_bytes + 1);
 }
 
+/* What memprobe_statements takes of shared memory, from memprobe.max and query_text_bytes. */
+Size
+statements_shmem_size(void)
+{
+	return add_size(MAXALIGN(sizeof(StatementsShared)),
+					hash_estimate_size(statements_max, entry_size()));
+}
+
+/*
+ * The most memprobe_statements may take: an eighth of the machine's memory.
+ * The table is created whole at server start (ShmemInitHash with every
+ * entry), so a size past this would fill most of the machine before the
+ * first statement runs; no workload needs it (the default is 5.7MB, and
+ * 100,000 entries of 1kB take 115MB).  0 when the machine does not say.
+ */
+static Size
+statements_shmem_limit(void)
+{
+	long		pages = sysconf(_SC_PHYS_PAGES);
+	long		page_size = sysconf(_SC_PAGESIZE);
+
+	if (pages <= 0 || page_size <= 0)
+		return 0;
+	return (Size) pages / 8 * (Size) page_size;
+}
+
 static void
 statements_shmem_request(void)
 {
+	Size		size = statements_shmem_size();
+	Size		limit = statements_shmem_limit();
+
 	if (prev_shmem_request)
 		prev_shmem_request();
-	RequestAddinShmemSpace(add_size(MAXALIGN(sizeof(StatementsShared)),
-									hash_estimate_size(statements_max, entry_size())));
+	if (limit > 0 && size > limit)
+		ereport(ERROR,
+				errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				errmsg("memprobe_statements would take %zu MB of shared memory, more than an eighth of this machine's memory (%zu MB)",
+					   size / (1024 * 1024), limit / (1024 * 1024)),
+				errdetail("memprobe.max is %d and memprobe.query_text_bytes is %d; each entry reserves its text's bytes.",
+						  statements_max, statements_text_bytes),
+				errhint("Lower memprobe.max or memprobe.query_text_bytes."));
+	RequestAddinShmemSpace(size);
 	RequestNamedLWLockTranche("memprobe_statements", 1);
 }
 
@@ -419,7 +498,12 @@ statements_shmem_startup(void)
 	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
 	shared = ShmemInitStruct("memprobe_statements", sizeof(StatementsShared), &found);
 	if (!found)
+	{
 		shared->lock = &(GetNamedLWLockTranche("memprobe_statements"))->lock;
+		SpinLockInit(&shared->mutex);
+		shared->dealloc = 0;
+		shared->stats_reset = GetCurrentTimestamp();
+	}
 	info.keysize = sizeof(StatementsKey);
 	info.entrysize = entry_size();
 	hash = ShmemInitHash("memprobe_statements hash", statements_max, statements_max,
@@ -463,6 +547,10 @@ entry_dealloc(void)
 	for (int i = 0; i < nvictims; i++)
 		hash_search(hash, &entries[i]->key, HASH_REMOVE, NULL);
 	pfree(entries);
+
+	SpinLockAcquire(&shared->mutex);
+	shared->dealloc++;
+	SpinLockRelease(&shared->mutex);
 }
 
 /*
@@ -617,7 +705,6 @@ statements_executor_start(QueryDesc *queryDesc, int eflags)
 		Execution  *e = MemoryContextAlloc(cxt, sizeof(Execution));
 
 		e->query_desc = queryDesc;
-		e->toplevel = nesting_level == 0;
 		e->temp_blks_start = pgBufferUsage.temp_blks_written;
 		e->mem_peak = 0;
 		e->callback.func = execution_forget;
@@ -625,6 +712,7 @@ statements_executor_start(QueryDesc *queryDesc, int eflags)
 		MemoryContextRegisterResetCallback(cxt, &e->callback);
 		e->next = executions;
 		executions = e;
+		hash_keep_peaks(queryDesc);
 	}
 }
 
@@ -673,15 +761,25 @@ statements_executor_finish(QueryDesc *queryDesc)
 	/* no sample here: ExecutorEnd takes one before anything is freed */
 }
 
+/*
+ * statements_executor_end
+ *		Take the execution's last sample and its node peaks before the nodes
+ *		end, then store it.  As pg_stat_statements' pgss_ExecutorEnd, whether
+ *		it is stored and whether it is top-level are decided here, by the
+ *		nesting level at its end, not at its start: a cursor opened inside a
+ *		function or by DECLARE and closed by COMMIT ends at level 0 and counts
+ *		as top-level in both (the README's join on toplevel relies on it).
+ */
 static void
 statements_executor_end(QueryDesc *queryDesc)
 {
 	Execution  *e = executions != NULL ? execution_find(queryDesc) : NULL;
 	NodePeakWalk walk = {0, -1, false};
-	bool		toplevel = false;
 	int64		mem = 0;
 	int64		temp_blks_start = 0;
 
+	if (e != NULL && !TRACKED(nesting_level))
+		e = NULL;
 	if (e != NULL)
 	{
 		/* before any node ends: e itself goes with es_query_cxt */
@@ -693,7 +791,6 @@ statements_executor_end(QueryDesc *queryDesc)
 			else
 				(void) node_peak_walker(queryDesc->planstate, &walk);
 		}
-		toplevel = e->toplevel;
 		mem = e->mem_peak;
 		temp_blks_start = e->temp_blks_start;
 	}
@@ -704,7 +801,7 @@ statements_executor_end(QueryDesc *queryDesc)
 		standard_ExecutorEnd(queryDesc);
 
 	if (e != NULL)
-		store(queryDesc, toplevel, mem, &walk,
+		store(queryDesc, nesting_level == 0, mem, &walk,
 			  (pgBufferUsage.temp_blks_written - temp_blks_start) * (int64) BLCKSZ);
 
 	/* a client's statement ended: memprobe_backends may be due */
@@ -783,6 +880,7 @@ require_preloaded(void)
 
 PG_FUNCTION_INFO_V1(memprobe_statements);
 PG_FUNCTION_INFO_V1(memprobe_statements_reset);
+PG_FUNCTION_INFO_V1(memprobe_statements_info);
 
 #define STATEMENTS_COLS 13
 
@@ -858,21 +956,53 @@ memprobe_statements(PG_FUNCTION_ARGS)
 
 /*
  * memprobe_statements_reset
- *		Remove every entry (not executable by PUBLIC).
+ *		Remove every entry (not executable by PUBLIC) and return the time of
+ *		the reset, which memprobe_statements_info shows from then on (as
+ *		pg_stat_statements_reset does from PostgreSQL 17).
  */
 Datum
 memprobe_statements_reset(PG_FUNCTION_ARGS)
 {
 	HASH_SEQ_STATUS seq;
 	StatementsEntry *entry;
+	TimestampTz now = GetCurrentTimestamp();
 
 	require_preloaded();
 	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
 	hash_seq_init(&seq, hash);
 	while ((entry = hash_seq_search(&seq)) != NULL)
 		hash_search(hash, &entry->key, HASH_REMOVE, NULL);
+	SpinLockAcquire(&shared->mutex);
+	shared->dealloc = 0;
+	shared->stats_reset = now;
+	SpinLockRelease(&shared->mutex);
 	LWLockRelease(shared->lock);
-	PG_RETURN_VOID();
+	PG_RETURN_TIMESTAMPTZ(now);
+}
+
+/*
+ * memprobe_statements_info
+ *		As pg_stat_statements_info: how many times entries were evicted to make
+ *		room (each time the least used 5%, at least 10) and when the figures
+ *		were last reset (or the server started).
+ */
+Datum
+memprobe_statements_info(PG_FUNCTION_ARGS)
+{
+	TupleDesc	tupdesc;
+	Datum		values[2];
+	bool		nulls[2] = {false, false};
+
+	require_preloaded();
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+
+	SpinLockAcquire(&shared->mutex);
+	values[0] = Int64GetDatum(shared->dealloc);
+	values[1] = TimestampTzGetDatum(shared->stats_reset);
+	SpinLockRelease(&shared->mutex);
+
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
 
 /* ------------------------------------------------------------------------

@@ -12,5 +12,6 @@
 
 extern void statements_init(void);
 extern void statements_install_hooks(void);
+extern Size statements_shmem_size(void);
 
 #endif							/* MEMPROBE_STATEMENTS_H */
