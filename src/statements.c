@@ -271,14 +271,22 @@ hash_peak(PlanState *ps, int64 *bytes, bool *spilled)
 	return got;
 }
 
+typedef struct HashKeepWalk
+{
+	MemoryContext cxt;
+	SubplanWalk subplans;		/* each shared sub plan walked once (plan_walk.h) */
+} HashKeepWalk;
+
 static bool
 hash_keep_peaks_walker(PlanState *ps, void *context)
 {
-	if (ps == NULL)
+	HashKeepWalk *walk = (HashKeepWalk *) context;
+
+	if (ps == NULL || subplan_walked_before(&walk->subplans, ps))
 		return false;
 	if (IsA(ps, HashState) && ((HashState *) ps)->hinstrument == NULL)
 		((HashState *) ps)->hinstrument = (HashInstrumentation *)
-			MemoryContextAllocZero((MemoryContext) context, sizeof(HashInstrumentation));
+			MemoryContextAllocZero(walk->cxt, sizeof(HashInstrumentation));
 	return planstate_tree_walker(ps, hash_keep_peaks_walker, context);
 }
 
@@ -293,9 +301,14 @@ hash_keep_peaks_walker(PlanState *ps, void *context)
 static void
 hash_keep_peaks(QueryDesc *queryDesc)
 {
-	if (queryDesc->planstate != NULL && !planstate_is_leaf(queryDesc->planstate))
-		(void) hash_keep_peaks_walker(queryDesc->planstate,
-									  queryDesc->estate->es_query_cxt);
+	HashKeepWalk walk;
+
+	if (queryDesc->planstate == NULL || planstate_is_leaf(queryDesc->planstate))
+		return;
+	walk.cxt = queryDesc->estate->es_query_cxt;
+	subplan_walk_init(&walk.subplans, queryDesc->estate);
+	(void) hash_keep_peaks_walker(queryDesc->planstate, &walk);
+	subplan_walk_end(&walk.subplans);
 }
 
 /* hashed (and mixed) Agg: hash_mem_peak, as show_hashagg_info */
@@ -376,6 +389,7 @@ typedef struct NodePeakWalk
 	int64		bytes;
 	int			kind;
 	bool		spilled;
+	SubplanWalk subplans;		/* each shared sub plan walked once (plan_walk.h) */
 } NodePeakWalk;
 
 /* Fold one node's peak into the walk. */
@@ -423,9 +437,11 @@ node_peak_visit(PlanState *ps, NodePeakWalk *walk)
 static bool
 node_peak_walker(PlanState *ps, void *context)
 {
-	if (ps == NULL)
+	NodePeakWalk *walk = (NodePeakWalk *) context;
+
+	if (ps == NULL || subplan_walked_before(&walk->subplans, ps))
 		return false;
-	node_peak_visit(ps, (NodePeakWalk *) context);
+	node_peak_visit(ps, walk);
 	return planstate_tree_walker(ps, node_peak_walker, context);
 }
 
@@ -774,7 +790,7 @@ static void
 statements_executor_end(QueryDesc *queryDesc)
 {
 	Execution  *e = executions != NULL ? execution_find(queryDesc) : NULL;
-	NodePeakWalk walk = {0, -1, false};
+	NodePeakWalk walk = {0, -1, false, {NULL, NULL}};
 	int64		mem = 0;
 	int64		temp_blks_start = 0;
 
@@ -789,7 +805,11 @@ statements_executor_end(QueryDesc *queryDesc)
 			if (planstate_is_leaf(queryDesc->planstate))
 				node_peak_visit(queryDesc->planstate, &walk);
 			else
+			{
+				subplan_walk_init(&walk.subplans, queryDesc->estate);
 				(void) node_peak_walker(queryDesc->planstate, &walk);
+				subplan_walk_end(&walk.subplans);
+			}
 		}
 		mem = e->mem_peak;
 		temp_blks_start = e->temp_blks_start;

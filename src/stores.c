@@ -383,8 +383,7 @@ typedef struct StartWalk
 	QueryStores *qs;
 	bool		claim;			/* memprobe.enable_stores */
 	bool		watch;			/* instrumented: watch what is not claimed */
-	Bitmapset  *subplan_tops;	/* plan_node_id of each sub plan's top node */
-	Bitmapset  *walked_tops;	/* those walked already */
+	SubplanWalk subplans;		/* each shared sub plan walked once (plan_walk.h) */
 } StartWalk;
 
 /* context_name NULL: watched only */
@@ -488,33 +487,6 @@ drop_owner(StoreOwner *owner)
 	pfree(owner);
 }
 
-/*
- * Is ps a sub plan's top node that the walk has been through already?
- * Several SubPlanStates can share one sub plan's state (the same plan_id,
- * es_subplanstates[plan_id - 1]): the copies of a correlated sub-select in
- * the filter of each partition of a partitioned table, or in a bitmap heap
- * scan's index qual and recheck qual.  planstate_tree_walker goes through
- * that state once per copy; ExplainSubPlans() shows it once, by plan_id.  A
- * second walk would give its nodes a second owner and context, the figures
- * would be read from the one the tuples never went to, and the walk would
- * cost the sub plan's size times the number of copies.  Only a sub plan's
- * top node can be reached twice: below it each node has one parent.  Nodes
- * are told apart by plan_node_id, unique in the plan (setrefs.c numbers
- * them; parallel query keys its shared state by it).
- */
-static bool
-walked_before(StartWalk *walk, PlanState *ps)
-{
-	int			id = ps->plan->plan_node_id;
-
-	if (!bms_is_member(id, walk->subplan_tops))
-		return false;
-	if (bms_is_member(id, walk->walked_tops))
-		return true;
-	walk->walked_tops = bms_add_member(walk->walked_tops, id);
-	return false;
-}
-
 static bool
 start_walker(PlanState *ps, void *context)
 {
@@ -522,7 +494,7 @@ start_walker(PlanState *ps, void *context)
 	const char *role;
 	StoreOwner *owner;
 
-	if (ps == NULL || walked_before(walk, ps))
+	if (ps == NULL || subplan_walked_before(&walk->subplans, ps))
 		return false;
 
 	switch (nodeTag(ps))
@@ -631,20 +603,11 @@ stores_executor_start(QueryDesc *queryDesc, int eflags)
 		(eflags & EXEC_FLAG_EXPLAIN_ONLY) == 0 && material_supported())
 	{
 		/* allocates nothing unless it finds a node to take over or a sub plan */
-		StartWalk	walk = {queryDesc->estate, NULL, claim, watch, NULL, NULL};
-		ListCell   *lc;
+		StartWalk	walk = {queryDesc->estate, NULL, claim, watch};
 
-		foreach(lc, queryDesc->estate->es_subplanstates)
-		{
-			PlanState  *top = (PlanState *) lfirst(lc);
-
-			if (top != NULL)
-				walk.subplan_tops = bms_add_member(walk.subplan_tops,
-												   top->plan->plan_node_id);
-		}
+		subplan_walk_init(&walk.subplans, queryDesc->estate);
 		(void) start_walker(queryDesc->planstate, &walk);
-		bms_free(walk.subplan_tops);
-		bms_free(walk.walked_tops);
+		subplan_walk_end(&walk.subplans);
 	}
 }
 
