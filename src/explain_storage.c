@@ -29,6 +29,13 @@
  *	  numbered node of those kinds must carry the expected name; if anything
  *	  does not match (another extension changed the output, say), the output
  *	  is sent unchanged.
+ *	- In text format a value with a newline (a string constant in a filter,
+ *	  say) goes on over the next output lines, which user data can make look
+ *	  like anything, so where a node's properties end is not read from the
+ *	  text: the walk deparses the node's own properties as ExplainNode() does
+ *	  and keeps how many lines each takes, and the reading steps over exactly
+ *	  those lines.  When that cannot be known (a range table name with a
+ *	  newline), the node gets no lines.
  *
  * The figures are 18's (tuplestore_get_stats()), kept by stores.c across
  * 15's and 17's per-partition and per-iteration stores and sampled at every
@@ -52,12 +59,15 @@
 #include "commands/explain.h"
 #include "executor/executor.h"
 #include "nodes/execnodes.h"
+#include "nodes/makefuncs.h"
 #include "nodes/parsenodes.h"
 #include "tcop/dest.h"
 #include "tcop/utility.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/ruleutils.h"
 
 #include "compat.h"
 #include "explain_storage.h"
@@ -83,12 +93,26 @@ typedef enum OutputFormat
 	FORMAT_XML
 } OutputFormat;
 
+/* The most own properties a text node of those kinds has (Table Function Scan's) */
+#define MAX_TEXT_PROPERTIES 4
+
 /* A node EXPLAIN prints whose lines memprobe adds. */
 typedef struct StorageNode
 {
 	int			number;			/* in ExplainNode()'s order over every plan, from 0 */
 	const char *name;			/* its node type as EXPLAIN names it */
 	StoreFigures figures;
+
+	/*
+	 * Text format: the node's own properties that ExplainNode() may print
+	 * before where 18 prints Storage, in that order, each with the number
+	 * of newlines its value holds.  placeable is false when these are not
+	 * known: the node gets no lines then.
+	 */
+	bool		placeable;
+	int			nprops;
+	const char *prop_label[MAX_TEXT_PROPERTIES];	/* "Filter: " */
+	int			prop_newlines[MAX_TEXT_PROPERTIES];
 } StorageNode;
 
 /*
@@ -100,6 +124,7 @@ typedef struct ExplainFrame
 {
 	MemoryContext cxt;
 	OutputFormat format;
+	bool		verbose;		/* EXPLAIN's VERBOSE */
 	int			nodes;			/* nodes numbered so far, over every plan */
 	List	   *storage_nodes;	/* StorageNode *, in order */
 	List	   *queries;		/* QueryDesc * of explained queries started, not ended */
@@ -127,10 +152,13 @@ typedef struct HoldingReceiver
 typedef struct NumberWalk
 {
 	ExplainFrame *frame;
+	PlannedStmt *pstmt;
 	Bitmapset  *printed_subplans;	/* as ExplainState's */
+	List	   *deparse_cxt;	/* as ExplainState's; made when first needed */
+	int			names_span_lines;	/* -1: not looked at yet */
 } NumberWalk;
 
-static void number_node(PlanState *ps, NumberWalk *walk);
+static void number_node(PlanState *ps, List *ancestors, NumberWalk *walk);
 
 static const char *
 storage_node_name(PlanState *ps)
@@ -150,9 +178,162 @@ storage_node_name(PlanState *ps)
 	}
 }
 
-/* ExplainSubPlans(): each physical sub plan once */
+/*
+ * Does a name that EXPLAIN may print for a range table entry hold a newline?
+ * These are what set_rtable_names() picks from; it makes them unique with a
+ * suffix and may shorten them to fit, and which entries it names depends on
+ * a prescan of core's that memprobe does not repeat, so the text printed for
+ * such a name is not known here.  Names without a newline stay without one.
+ */
+static bool
+rtable_names_span_lines(List *rtable)
+{
+	ListCell   *lc;
+
+	foreach(lc, rtable)
+	{
+		RangeTblEntry *rte = (RangeTblEntry *) lfirst(lc);
+		const char *names[4];
+
+		names[0] = rte->alias ? rte->alias->aliasname : NULL;
+		names[1] = rte->eref ? rte->eref->aliasname : NULL;
+		names[2] = rte->rtekind == RTE_RELATION ? get_rel_name(rte->relid) : NULL;
+		names[3] = rte->rtekind == RTE_CTE ? rte->ctename : NULL;
+		for (int i = 0; i < lengthof(names); i++)
+			if (names[i] != NULL && strchr(names[i], '\n') != NULL)
+				return true;
+	}
+	return false;
+}
+
+/* Newlines in an expression's text, deparsed as ExplainNode()'s callees do */
+static int
+expr_newlines(Node *expr, List *context, bool useprefix)
+{
+	char	   *text = deparse_expression(expr, context, useprefix, false);
+	int			n = 0;
+
+	for (; *text != '\0'; text++)
+		if (*text == '\n')
+			n++;
+	return n;
+}
+
 static void
-number_subplans(List *plans, NumberWalk *walk)
+add_property(StorageNode *node, const char *label, int newlines)
+{
+	Assert(node->nprops < MAX_TEXT_PROPERTIES);
+	node->prop_label[node->nprops] = label;
+	node->prop_newlines[node->nprops] = newlines;
+	node->nprops++;
+}
+
+/* as show_qual(): an implicit AND list, deparsed as one expression */
+static void
+add_qual(StorageNode *node, const char *label, List *qual, List *context,
+		 bool useprefix, bool rows_removed)
+{
+	if (qual == NIL)
+		return;
+	add_property(node, label,
+				 expr_newlines((Node *) make_ands_explicit(qual), context, useprefix));
+	/* show_instrumentation_count()'s line, when there were such rows */
+	if (rows_removed)
+		add_property(node, "Rows Removed by Filter: ", 0);
+}
+
+/* as show_plan_tlist(): the columns' texts joined by ", " */
+static int
+tlist_newlines(List *tlist, List *context, bool useprefix)
+{
+	ListCell   *lc;
+	int			n = 0;
+
+	foreach(lc, tlist)
+		n += expr_newlines((Node *) ((TargetEntry *) lfirst(lc))->expr, context, useprefix);
+	return n;
+}
+
+/*
+ * Text format: the node's own properties, as 15's and 17's ExplainNode()
+ * prints them for these node types (show_plan_tlist(), then the node type's
+ * case: show_scan_qual(), show_upper_qual(), show_expression()), deparsed
+ * the same way so that each value's newlines are core's.  The deparse
+ * context differs from EXPLAIN's only in the range table names, which
+ * rtable_names_span_lines() made sure hold no newline.  False if the lines
+ * cannot be known.
+ */
+static bool
+text_properties(StorageNode *node, PlanState *ps, List *ancestors, NumberWalk *walk)
+{
+	Plan	   *plan = ps->plan;
+	List	   *rtable = walk->pstmt->rtable;
+	bool		verbose = walk->frame->verbose;
+	bool		upper_prefix = list_length(rtable) > 1; /* as show_upper_qual() */
+	List	   *context;
+
+	if (walk->names_span_lines < 0)
+		walk->names_span_lines = rtable_names_span_lines(rtable);
+	if (walk->names_span_lines)
+		return false;
+	/* every entry named: see rtable_names_span_lines() */
+	if (walk->deparse_cxt == NIL)
+		walk->deparse_cxt =
+			deparse_context_for_plan_tree(walk->pstmt,
+										  select_rtable_names_for_explain(rtable, NULL));
+	context = set_deparse_context_plan(walk->deparse_cxt, plan, ancestors);
+
+	if (verbose && plan->targetlist != NIL && !IsA(plan, RecursiveUnion))
+		add_property(node, "Output: ",
+					 tlist_newlines(plan->targetlist, context, upper_prefix));
+	switch (nodeTag(plan))
+	{
+		case T_TableFuncScan:
+			if (verbose)
+				add_property(node, "Table Function Call: ",
+							 expr_newlines((Node *) ((TableFuncScan *) plan)->tablefunc,
+										   context, true));
+			add_qual(node, "Filter: ", plan->qual, context, verbose, true);
+			break;
+		case T_CteScan:
+			add_qual(node, "Filter: ", plan->qual, context, verbose, true);
+			break;
+		case T_WindowAgg:
+			add_qual(node, "Filter: ", plan->qual, context, upper_prefix || verbose, true);
+			add_qual(node, "Run Condition: ", ((WindowAgg *) plan)->runConditionOrig, context,
+					 upper_prefix || verbose, false);
+			break;
+		default:
+			break;
+	}
+	return true;
+}
+
+static void
+add_storage_node(PlanState *ps, const char *name, int number, List *ancestors,
+				 NumberWalk *walk)
+{
+	ExplainFrame *frame = walk->frame;
+	StoreFigures figures;
+	StorageNode *node;
+	MemoryContext old;
+
+	if (!stores_explain_figures(ps, &figures))
+		return;
+	old = MemoryContextSwitchTo(frame->cxt);
+	node = palloc0(sizeof(StorageNode));
+	node->number = number;
+	node->name = name;
+	node->figures = figures;
+	frame->storage_nodes = lappend(frame->storage_nodes, node);
+	MemoryContextSwitchTo(old);
+	node->placeable = frame->format != FORMAT_TEXT ||
+		text_properties(node, ps, ancestors, walk);
+}
+
+/* ExplainSubPlans(): each physical sub plan once, its SubPlan an ancestor */
+static void
+number_subplans(List *plans, List *ancestors, NumberWalk *walk)
 {
 	ListCell   *lc;
 
@@ -164,82 +345,74 @@ number_subplans(List *plans, NumberWalk *walk)
 			continue;
 		walk->printed_subplans = bms_add_member(walk->printed_subplans,
 												sps->subplan->plan_id);
-		number_node(sps->planstate, walk);
+		ancestors = lcons(sps->subplan, ancestors);
+		number_node(sps->planstate, ancestors, walk);
+		ancestors = list_delete_first(ancestors);
 	}
 }
 
 static void
-number_members(PlanState **members, int n, NumberWalk *walk)
+number_members(PlanState **members, int n, List *ancestors, NumberWalk *walk)
 {
 	for (int i = 0; i < n; i++)
-		number_node(members[i], walk);
+		number_node(members[i], ancestors, walk);
 }
 
-/* ExplainNode()'s order: the node, init plans, outer, inner, special children, sub plans */
+/*
+ * ExplainNode()'s order: the node, init plans, outer, inner, special
+ * children, sub plans; the node's plan heads its children's ancestors
+ */
 static void
-number_node(PlanState *ps, NumberWalk *walk)
+number_node(PlanState *ps, List *ancestors, NumberWalk *walk)
 {
-	ExplainFrame *frame = walk->frame;
 	const char *name = storage_node_name(ps);
-	int			number = frame->nodes++;
+	int			number = walk->frame->nodes++;
 
 	if (name != NULL)
-	{
-		StoreFigures figures;
+		add_storage_node(ps, name, number, ancestors, walk);
 
-		if (stores_explain_figures(ps, &figures))
-		{
-			MemoryContext old = MemoryContextSwitchTo(frame->cxt);
-			StorageNode *node = palloc(sizeof(StorageNode));
-
-			node->number = number;
-			node->name = name;
-			node->figures = figures;
-			frame->storage_nodes = lappend(frame->storage_nodes, node);
-			MemoryContextSwitchTo(old);
-		}
-	}
-
+	ancestors = lcons(ps->plan, ancestors);
 	if (ps->initPlan)
-		number_subplans(ps->initPlan, walk);
+		number_subplans(ps->initPlan, ancestors, walk);
 	if (outerPlanState(ps))
-		number_node(outerPlanState(ps), walk);
+		number_node(outerPlanState(ps), ancestors, walk);
 	if (innerPlanState(ps))
-		number_node(innerPlanState(ps), walk);
+		number_node(innerPlanState(ps), ancestors, walk);
 	switch (nodeTag(ps))
 	{
 		case T_AppendState:
 			number_members(((AppendState *) ps)->appendplans,
-						   ((AppendState *) ps)->as_nplans, walk);
+						   ((AppendState *) ps)->as_nplans, ancestors, walk);
 			break;
 		case T_MergeAppendState:
 			number_members(((MergeAppendState *) ps)->mergeplans,
-						   ((MergeAppendState *) ps)->ms_nplans, walk);
+						   ((MergeAppendState *) ps)->ms_nplans, ancestors, walk);
 			break;
 		case T_BitmapAndState:
 			number_members(((BitmapAndState *) ps)->bitmapplans,
-						   ((BitmapAndState *) ps)->nplans, walk);
+						   ((BitmapAndState *) ps)->nplans, ancestors, walk);
 			break;
 		case T_BitmapOrState:
 			number_members(((BitmapOrState *) ps)->bitmapplans,
-						   ((BitmapOrState *) ps)->nplans, walk);
+						   ((BitmapOrState *) ps)->nplans, ancestors, walk);
 			break;
 		case T_SubqueryScanState:
-			number_node(((SubqueryScanState *) ps)->subplan, walk);
+			number_node(((SubqueryScanState *) ps)->subplan, ancestors, walk);
 			break;
 		case T_CustomScanState:
 			{
 				ListCell   *lc;
 
 				foreach(lc, ((CustomScanState *) ps)->custom_ps)
-					number_node((PlanState *) lfirst(lc), walk);
+					number_node((PlanState *) lfirst(lc), ancestors, walk);
 				break;
 			}
 		default:
 			break;
 	}
 	if (ps->subPlan)
-		number_subplans(ps->subPlan, walk);
+		number_subplans(ps->subPlan, ancestors, walk);
+	ancestors = list_delete_first(ancestors);
 }
 
 /*
@@ -288,14 +461,19 @@ explain_storage_executor_end(QueryDesc *queryDesc)
 	if (current_frame != NULL && list_member_ptr(current_frame->queries, queryDesc))
 	{
 		PlanState  *ps = queryDesc->planstate;
-		NumberWalk	walk = {current_frame, NULL};
+		NumberWalk	walk = {current_frame, queryDesc->plannedstmt, NULL, NIL, -1};
+		MemoryContext work = AllocSetContextCreate(CurrentMemoryContext,
+												   "memprobe EXPLAIN numbering",
+												   ALLOCSET_DEFAULT_SIZES);
+		MemoryContext old = MemoryContextSwitchTo(work);
 
 		current_frame->queries = list_delete_ptr(current_frame->queries, queryDesc);
 		/* ExplainPrintPlan() skips an invisible Gather */
 		if (IsA(ps, GatherState) && ((Gather *) ps->plan)->invisible)
 			ps = outerPlanState(ps);
-		number_node(ps, &walk);
-		bms_free(walk.printed_subplans);
+		number_node(ps, NIL, &walk);
+		MemoryContextSwitchTo(old);
+		MemoryContextDelete(work);
 	}
 
 	if (prev_executor_end)
@@ -404,73 +582,95 @@ storage_lines(StorageNode *node, OutputFormat format, int indent, bool last_in_o
 }
 
 /*
- * Where a node's own properties end, from its first property line: before
- * the first line at the properties' indentation that starts what
- * ExplainNode() prints after the node type's own switch (buffers, WAL,
- * per-worker figures) or the children, or at the first line indented less.
+ * What ExplainNode() prints, in text, after a node type's own properties
+ * (buffers, WAL, per-worker figures) and its children, at the properties'
+ * indentation; and what may follow a node's block, less indented: a sibling
+ * or the parent's next child or label, or the lines after the plan.
+ */
+static const char *const text_after[] = {"Buffers: ", "I/O Timings: ", "WAL: ", "Worker ",
+"->  ", "InitPlan ", "SubPlan ", "CTE ", NULL};
+static const char *const text_outer[] = {"->  ", "InitPlan ", "SubPlan ", "CTE ", "Planning",
+	"Execution Time: ", "Trigger ", "JIT:", "Settings: ", "Query Identifier: ",
+"Serialization: ", NULL};
+
+static bool
+starts_with_any(const char *s, const char *const *prefixes)
+{
+	for (int k = 0; prefixes[k] != NULL; k++)
+		if (starts_with(s, prefixes[k]))
+			return true;
+	return false;
+}
+
+/*
+ * Text format: where a node's own properties end, from its first property
+ * line.  Each property the walk counted is stepped over with as many lines
+ * as its value takes (a property left out, as "Rows Removed by Filter" with
+ * none removed, is not there), so a value's continuation lines are never
+ * read as anything; the line after them must be one that ends a node's
+ * properties, or the output is not understood (-1).
+ */
+static int
+text_properties_end(Lines *out, int from, int indent, StorageNode *node)
+{
+	int			i = from;
+	const char *line;
+	int			ind;
+
+	for (int k = 0; k < node->nprops && i < out->n; k++)
+	{
+		line = out->line[i];
+		if (indent_of(line) == indent && starts_with(line + indent, node->prop_label[k]))
+			i += 1 + node->prop_newlines[k];
+	}
+	if (i >= out->n)
+		return i == out->n ? i : -1;
+	line = out->line[i];
+	ind = indent_of(line);
+	if (line[0] == '\0' ||
+		(ind == indent && starts_with_any(line + ind, text_after)) ||
+		(ind < indent && starts_with_any(line + ind, text_outer)))
+		return i;
+	return -1;
+}
+
+/*
+ * Structured formats: where a node's own properties end, from its first
+ * property line: before the first line at the properties' indentation that
+ * starts what ExplainNode() prints after the node type's own switch
+ * (buffers, WAL, per-worker figures) or the children, or at the first line
+ * indented less.  JSON and YAML escape a value's newlines; in XML every real
+ * line starts with a tag (values escape '<'), and a value's continuation
+ * lines do not.
  */
 static int
 properties_end(Lines *out, int from, int indent, OutputFormat format)
 {
-	static const char *const text_after[] = {"Buffers: ", "I/O Timings: ", "WAL: ", "Worker ",
-	"->  ", "InitPlan ", "SubPlan ", "CTE ", NULL};
 	static const char *const json_after[] = {"\"Shared Hit Blocks\":", "\"WAL Records\":",
 	"\"Workers\":", "\"Plans\":", NULL};
 	static const char *const yaml_after[] = {"Shared Hit Blocks:", "WAL Records:", "Workers:",
 	"Plans:", NULL};
 	static const char *const xml_after[] = {"<Shared-Hit-Blocks>", "<WAL-Records>", "<Workers>",
 	"<Plans>", NULL};
-
-	/*
-	 * What may follow a node's block, less indented, in text: a sibling or
-	 * the parent's next child or label, or the lines after the plan.
-	 */
-	static const char *const text_outer[] = {"->  ", "InitPlan ", "SubPlan ", "CTE ", "Planning",
-		"Execution Time: ", "Trigger ", "JIT:", "Settings: ", "Query Identifier: ",
-	"Serialization: ", NULL};
-	const char *const *after = format == FORMAT_TEXT ? text_after :
-		format == FORMAT_JSON ? json_after :
+	const char *const *after = format == FORMAT_JSON ? json_after :
 		format == FORMAT_YAML ? yaml_after : xml_after;
 	int			i;
 
+	Assert(format != FORMAT_TEXT);
 	for (i = from; i < out->n; i++)
 	{
 		const char *line = out->line[i];
 		int			ind = indent_of(line);
-		bool		stop = false;
 
 		if (line[0] == '\0')
 			break;
-
-		/*
-		 * A text or XML value can hold a newline (a string constant in a
-		 * filter, say), and its continuation lines start anywhere: in XML
-		 * every real line starts with a tag (values escape '<'); in text a
-		 * less indented line must be one that can follow a node's block, or
-		 * the output is not understood (-1).  JSON and YAML escape newlines.
-		 */
 		if (format == FORMAT_XML && line[ind] != '<')
 			continue;
 		if (ind < indent)
-		{
-			if (format == FORMAT_TEXT)
-			{
-				bool		known = false;
-
-				for (int k = 0; text_outer[k] != NULL; k++)
-					if (starts_with(line + ind, text_outer[k]))
-						known = true;
-				if (!known)
-					return -1;
-			}
 			break;
-		}
 		if (ind > indent)
 			continue;
-		for (int k = 0; after[k] != NULL; k++)
-			if (starts_with(line + ind, after[k]))
-				stop = true;
-		if (stop)
+		if (starts_with_any(line + ind, after))
 			break;
 	}
 	return i;
@@ -556,7 +756,13 @@ add_storage_lines(Lines *out, ExplainFrame *frame)
 
 			if (!starts_with(name, node->name))
 				return NULL;
-			end = properties_end(out, i + 1, indent, frame->format);
+			next = lnext(frame->storage_nodes, next);
+			number++;
+			if (!node->placeable)
+				continue;
+			end = frame->format == FORMAT_TEXT ?
+				text_properties_end(out, i + 1, indent, node) :
+				properties_end(out, i + 1, indent, frame->format);
 			if (end < 0)
 				return NULL;
 			/* JSON: at the object's end the line before needs its comma */
@@ -566,7 +772,9 @@ add_storage_lines(Lines *out, ExplainFrame *frame)
 			if (frame->format == FORMAT_JSON && last_in_object)
 				out->line[end - 1] = psprintf("%s,", out->line[end - 1]);
 			ninserts++;
-			next = lnext(frame->storage_nodes, next);
+			/* the node's own lines hold no header (a value's lines may look like one) */
+			i = end - 1;
+			continue;
 		}
 		number++;
 	}
@@ -779,33 +987,48 @@ holding_destroy(DestReceiver *self)
  */
 
 /*
+ * A boolean option's value, read leniently (core's defGetBoolean() takes
+ * fewer spellings and reports the rest); false if unreadable.
+ */
+static bool
+option_bool(DefElem *opt, bool *value)
+{
+	if (opt->arg == NULL)
+		*value = true;
+	else if (IsA(opt->arg, String))
+		return parse_bool(strVal(opt->arg), value);
+	else if (IsA(opt->arg, Integer))
+		*value = intVal(opt->arg) != 0;
+	else
+		return false;
+	return true;
+}
+
+/*
  * The options EXPLAIN will run with, read leniently: core reports bad
  * options itself, in its own order, so anything unexpected here means "not
  * ours" rather than an error.
  */
 static bool
-explain_options(ExplainStmt *stmt, OutputFormat *format)
+explain_options(ExplainStmt *stmt, OutputFormat *format, bool *verbose)
 {
 	bool		analyze = false;
 	ListCell   *lc;
 
 	*format = FORMAT_TEXT;
+	*verbose = false;
 	foreach(lc, stmt->options)
 	{
 		DefElem    *opt = (DefElem *) lfirst(lc);
 
 		if (strcmp(opt->defname, "analyze") == 0)
 		{
-			if (opt->arg == NULL)
-				analyze = true;
-			else if (IsA(opt->arg, String))
-			{
-				if (!parse_bool(strVal(opt->arg), &analyze))
-					return false;
-			}
-			else if (IsA(opt->arg, Integer))
-				analyze = intVal(opt->arg) != 0;
-			else
+			if (!option_bool(opt, &analyze))
+				return false;
+		}
+		else if (strcmp(opt->defname, "verbose") == 0)
+		{
+			if (!option_bool(opt, verbose))
 				return false;
 		}
 		else if (strcmp(opt->defname, "format") == 0)
@@ -838,12 +1061,13 @@ explain_storage_process_utility(PlannedStmt *pstmt, const char *queryString,
 {
 	Node	   *parsetree = pstmt->utilityStmt;
 	OutputFormat format;
+	bool		verbose;
 	ExplainFrame *frame;
 	HoldingReceiver *holding;
 	MemoryContext cxt;
 
 	if (!explain_storage_enabled || !IsA(parsetree, ExplainStmt) ||
-		!explain_options((ExplainStmt *) parsetree, &format) || dest == NULL)
+		!explain_options((ExplainStmt *) parsetree, &format, &verbose) || dest == NULL)
 	{
 		if (prev_process_utility)
 			prev_process_utility(pstmt, queryString, readOnlyTree, context,
@@ -859,6 +1083,7 @@ explain_storage_process_utility(PlannedStmt *pstmt, const char *queryString,
 	frame = MemoryContextAllocZero(cxt, sizeof(ExplainFrame));
 	frame->cxt = cxt;
 	frame->format = format;
+	frame->verbose = verbose;
 	frame->outer = current_frame;
 	holding = MemoryContextAllocZero(cxt, sizeof(HoldingReceiver));
 	holding->pub.receiveSlot = holding_receive;
