@@ -41,7 +41,7 @@ PG_CPPFLAGS = -I$(srcdir)/src -DMEMPROBE_VERSION=\"$(EXTVERSION)\"
 # The suites need memprobe preloaded, so pg_regress starts its own server with memprobe.conf
 # (as pg_cron does) instead of using whatever server is running.
 REGRESS = setup module_version contexts alloc_bench alloc_bench_cancel bump privileges material material_memory material_plans \
-	material_mergejoin \
+	material_mergejoin material_spill \
 	streamscan streamscan_types streamscan_cursors streamscan_large streamscan_page_quals streamscan_turnaround streamscan_by_need \
 	stores stores_tablefunc stores_shared_subplan explain_storage explain_storage_literals
 REGRESS_OPTS = --temp-config=$(srcdir)/memprobe.conf --temp-instance=./tmp_check

@@ -10,14 +10,25 @@
  * mark/restore and backward-fetch behaviour.  What differs is where the
  * tuples live:
  *
- *	- the tuplestore is created while a memory context of the node's own is
- *	  current, so it keeps its tuples there (tuplestore.c copies each tuple
- *	  into the context current at tuplestore_begin_heap) and charges
- *	  work_mem with GetMemoryChunkSpace() of that context's chunks.  A
- *	  Generation context (memprobe.material_context = generation, the
- *	  default) stores each tuple at its own size where AllocSet rounds it up
- *	  to a power of two, so the same work_mem holds up to twice as many
- *	  tuples before spilling to disk;
+ *	- the tuplestore copies each tuple into a memory context of the node's
+ *	  own (tuplestore.c copies it into the store's context) and charges
+ *	  work_mem with GetMemoryChunkSpace() of that chunk.  A Generation
+ *	  context (memprobe.material_context = generation, the default) stores
+ *	  each tuple at its own size where AllocSet, core's, rounds it up to a
+ *	  power of two, so the same work_mem holds up to twice as many tuples
+ *	  before spilling to disk;
+ *	- but a Generation chunk's header is larger than an AllocSet chunk's on
+ *	  15 (24 bytes to 16; 32 to 24 with MEMORY_CONTEXT_CHECKING), and on 16
+ *	  and later with MEMORY_CONTEXT_CHECKING a Generation chunk always has
+ *	  room for a sentinel byte: where the power-of-two rounding wins nothing
+ *	  back (a tuple whose MAXALIGNed size is a power of two, or on 15 one
+ *	  above 8kB), Generation would charge more per tuple than core's
+ *	  Material, and spill where core does not.  So each tuple goes, before
+ *	  it is copied, to whichever of two contexts charges less for its exact
+ *	  size (material_route_tuple): the Generation context, or an AllocSet
+ *	  that also holds the store's own state (its tuple pointer array is then
+ *	  charged as core's is).  No tuple, and not the array, is ever charged
+ *	  more than core's Material would charge for it;
  *	- blocks double from 8kB up to 1MB (context_types.h), so the context
  *	  holds little more than it stores;
  *	- the tuplestore and everything it allocated go with one context reset
@@ -37,10 +48,12 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "executor/executor.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "nodes/extensible.h"
+#include "port/pg_bitutils.h"
 #include "utils/memutils.h"
 #include "utils/tuplestore.h"
 
@@ -60,7 +73,14 @@ typedef struct MaterialScanState
 	bool		eof_underlying; /* reached end of underlying plan? */
 	Tuplestorestate *tuplestore;	/* NULL until first needed */
 	MaterialContextType context_type;	/* memprobe.material_context */
-	MemoryContext tuple_cxt;	/* holds the tuplestore; NULL until needed */
+	MemoryContext tuple_cxt;	/* Generation (or AllocSet) context for
+								 * tuples; NULL until needed */
+	MemoryContext store_cxt;	/* AllocSet holding the tuplestore and the
+								 * tuples it charges less for; tuple_cxt
+								 * itself with material_context = aset */
+	bool		tuples_in_generation;	/* has a tuple gone to a Generation
+										 * context / to an AllocSet? */
+	bool		tuples_in_aset;
 
 	/* storage statistics over the node's lifetime, every rescan included */
 	bool		stored;			/* has a tuplestore ever been created? */
@@ -79,11 +99,22 @@ typedef struct MaterialScanState
 uint64		material_mark_only_begins = 0;
 
 /*
- * The tuple context a store's writing routine last saw and the most it held
- * then (see material_writetup).  Set inside a put, read right after it.
+ * The node whose put is running, and the most its contexts held when the
+ * store's writing routine ran in that put, or -1 (see material_writetup).
+ * Set around each put, read right after it.
  */
-static MemoryContext written_cxt = NULL;
-static int64 written_held = 0;
+static MaterialScanState *putting_node = NULL;
+static int64 written_held = -1;
+
+/* Whether this backend's allocators charge what chunk_space_*() say. */
+typedef enum ChargeCheck
+{
+	CHARGE_UNCHECKED,
+	CHARGE_OK,
+	CHARGE_MISMATCH
+} ChargeCheck;
+
+static ChargeCheck charge_check = CHARGE_UNCHECKED;
 
 /* tuplestore.c's writetup_heap, which material_writetup calls */
 static CompatTuplestoreWritetup core_writetup = NULL;
@@ -168,59 +199,277 @@ material_begin(CustomScanState *node, EState *estate, int eflags)
 }
 
 /*
+ * material_held
+ *		What the node's contexts hold in blocks now.
+ */
+static int64
+material_held(MaterialScanState *ms)
+{
+	int64		held = ms->tuple_cxt->mem_allocated;
+
+	if (ms->store_cxt != ms->tuple_cxt)
+		held += ms->store_cxt->mem_allocated;
+	return held;
+}
+
+/*
  * material_writetup
- *		The writing routine of our tuplestores: note what the tuple context
- *		holds, then write the tuple out (and free it) as tuplestore.c would.
+ *		The writing routine of our tuplestores: note what the node's contexts
+ *		hold, then write the tuple out (and free it) as tuplestore.c would.
  *
  * Called only inside tuplestore_puttupleslot, for every tuple that goes to
  * the temp file: all of them at once when a put spills the store, then each
- * new one.  Just before the first write of a spill the context holds every
- * tuple stored so far, the new one and the temp file's buffer: the most it
- * ever holds, gone by the time the put returns.  material_note_put folds it
+ * new one.  Just before the first write of a spill the contexts hold every
+ * tuple stored so far, the new one and the temp file's buffer: the most they
+ * ever hold, gone by the time the put returns.  material_note_put folds it
  * into the node's peak.  Nothing runs here while the store is in memory.
  */
 static void
 material_writetup(Tuplestorestate *state, void *tup)
 {
-	MemoryContext cxt = compat_tuplestore_context(state);
-
-	if (written_cxt != cxt)
-	{
-		written_cxt = cxt;
-		written_held = 0;
-	}
-	written_held = Max(written_held, (int64) cxt->mem_allocated);
+	if (putting_node != NULL && putting_node->tuplestore == state)
+		written_held = Max(written_held, material_held(putting_node));
 	core_writetup(state, tup);
 }
 
 /*
+ * chunk_space_aset, chunk_space_generation
+ *		What GetMemoryChunkSpace() returns, and so what a tuplestore charges
+ *		work_mem, for a palloc of 'size' bytes in an AllocSet or a Generation
+ *		context made by memprobe_context_create (aset.c and generation.c of
+ *		15.18, 17.11 and 18.6):
+ *
+ *		AllocSet, size up to ALLOCSET_SEPARATE_THRESHOLD (8kB, aset.c's
+ *		ALLOC_CHUNK_LIMIT, which blocks of up to 1MB leave as it is): the
+ *		next power of two, at least 8 (1 << ALLOC_MINBITS), plus the chunk
+ *		header;
+ *		AllocSet, larger (a block of its own), and Generation, any size:
+ *		MAXALIGN(size + sentinel) plus the chunk header.
+ *
+ * compat.h gives the headers and the sentinel room: on 15, 16 bytes for
+ * AllocSet and 24 for Generation (24 and 32 with MEMORY_CONTEXT_CHECKING),
+ * no sentinel room; from 16, the 8-byte MemoryChunk for both (16 with
+ * MEMORY_CONTEXT_CHECKING, which also makes room for a sentinel byte).
+ * The first GenMaterial store of a backend checks these against the
+ * allocators themselves (chunk_space_check).
+ */
+static inline Size
+chunk_space_aset(Size size)
+{
+	if (size <= ALLOCSET_SEPARATE_THRESHOLD)
+		return pg_nextpower2_size_t(Max(size, 8)) + COMPAT_ASET_CHUNKHDRSZ;
+	return MAXALIGN(size + COMPAT_SENTINEL_BYTES) + COMPAT_ASET_CHUNKHDRSZ;
+}
+
+static inline Size
+chunk_space_generation(Size size)
+{
+	return MAXALIGN(size + COMPAT_SENTINEL_BYTES) + COMPAT_GENERATION_CHUNKHDRSZ;
+}
+
+/*
+ * Whether a Generation chunk can never be charged more than an AllocSet
+ * chunk of the same size (16 and later without MEMORY_CONTEXT_CHECKING):
+ * the power of two is never below MAXALIGN(size), and above 8kB both
+ * charge MAXALIGN(size) plus a header of the same size.
+ */
+#define GENERATION_NEVER_DEARER \
+	(COMPAT_GENERATION_CHUNKHDRSZ <= COMPAT_ASET_CHUNKHDRSZ && \
+	 COMPAT_SENTINEL_BYTES == 0)
+
+/*
+ * chunk_space_check
+ *		Do this server's allocators charge what chunk_space_aset and
+ *		chunk_space_generation say?  Sizes on both sides of every boundary
+ *		the formulas have, in contexts made as the node makes its own.
+ */
+static bool
+chunk_space_check(void)
+{
+	static const Size sizes[] = {1, 8, 9, 100, 120, 121, 127, 128, 129, 1017,
+	1024, 1025, 8185, 8192, 8193, 12256, 200000};
+	MemoryContext aset = memprobe_context_create(MEMPROBE_CONTEXT_ASET,
+												 CurrentMemoryContext,
+												 "memprobe chunk space check", 0);
+	MemoryContext gen = memprobe_context_create(MEMPROBE_CONTEXT_GENERATION,
+												CurrentMemoryContext,
+												"memprobe chunk space check", 0);
+	bool		ok = true;
+
+	for (int i = 0; i < lengthof(sizes); i++)
+	{
+		void	   *a = MemoryContextAlloc(aset, sizes[i]);
+		void	   *g = MemoryContextAlloc(gen, sizes[i]);
+
+		ok = ok && GetMemoryChunkSpace(a) == chunk_space_aset(sizes[i]) &&
+			GetMemoryChunkSpace(g) == chunk_space_generation(sizes[i]);
+		pfree(a);
+		pfree(g);
+	}
+	MemoryContextDelete(aset);
+	MemoryContextDelete(gen);
+	return ok;
+}
+
+/*
+ * formed_minimal_tuple_size
+ *		The size of the MinimalTuple heap_form_minimal_tuple() makes of the
+ *		slot's values (heaptuple.c, 15 to 18): the header with a null bitmap
+ *		if any value is null, MAXALIGNed, then the data.
+ */
+static Size
+formed_minimal_tuple_size(TupleTableSlot *slot)
+{
+	TupleDesc	desc = slot->tts_tupleDescriptor;
+	Size		len = SizeofMinimalTupleHeader;
+
+	slot_getallattrs(slot);
+	for (int i = 0; i < desc->natts; i++)
+	{
+		if (slot->tts_isnull[i])
+		{
+			len += BITMAPLEN(desc->natts);
+			break;
+		}
+	}
+	return MAXALIGN(len) +
+		heap_compute_data_size(desc, slot->tts_values, slot->tts_isnull);
+}
+
+/*
+ * slot_minimal_tuple_size
+ *		The size ExecCopySlotMinimalTuple(slot) will palloc, as execTuples.c's
+ *		copy_minimal_tuple callbacks (15 to 18) make it, or 0 for a slot type
+ *		not known here.
+ *
+ * A minimal tuple slot copies its tuple (heap_copy_minimal_tuple), a heap or
+ * buffer heap tuple slot makes one of its heap tuple less the heap header's
+ * first MINIMAL_TUPLE_OFFSET bytes (minimal_tuple_from_heap_tuple; the
+ * stored tuple may have fewer attributes than the descriptor), and a virtual
+ * slot, or one of the others holding values only, forms one of its values
+ * (a heap tuple formed of them and made minimal has the same size).
+ */
+static Size
+slot_minimal_tuple_size(TupleTableSlot *slot)
+{
+	if (TTS_IS_MINIMALTUPLE(slot))
+	{
+		MinimalTuple mtup = ((MinimalTupleTableSlot *) slot)->mintuple;
+
+		if (mtup != NULL)
+			return mtup->t_len;
+	}
+	else if (TTS_IS_HEAPTUPLE(slot) || TTS_IS_BUFFERTUPLE(slot))
+	{
+		HeapTuple	htup = ((HeapTupleTableSlot *) slot)->tuple;
+
+		if (htup != NULL)
+			return htup->t_len - MINIMAL_TUPLE_OFFSET;
+	}
+	else if (!TTS_IS_VIRTUAL(slot))
+		return 0;
+	return formed_minimal_tuple_size(slot);
+}
+
+/*
+ * material_route_tuple
+ *		Before a put: point the store at the context that charges least for
+ *		this tuple, the Generation context unless the AllocSet would charge
+ *		less for the tuple's exact size (or the size or the charges are not
+ *		known here, when the AllocSet charges what core's Material would).
+ *		Once the store has spilled, each tuple is written out and freed
+ *		within its put and charges nothing: the context stays as it is.
+ */
+static void
+material_route_tuple(MaterialScanState *ms, TupleTableSlot *slot)
+{
+	MemoryContext cxt = ms->tuple_cxt;
+
+	if (ms->last_mem < 0)
+		return;
+	if (ms->store_cxt == ms->tuple_cxt)
+	{
+		ms->tuples_in_aset = true;
+		return;
+	}
+
+	if (charge_check != CHARGE_OK)
+		cxt = ms->store_cxt;
+	else if (!GENERATION_NEVER_DEARER)
+	{
+		Size		size = slot_minimal_tuple_size(slot);
+
+		if (size == 0 || chunk_space_generation(size) > chunk_space_aset(size))
+			cxt = ms->store_cxt;
+	}
+
+	if (cxt == ms->tuple_cxt)
+		ms->tuples_in_generation = true;
+	else
+		ms->tuples_in_aset = true;
+	compat_tuplestore_set_context(ms->tuplestore, cxt);
+}
+
+/*
+ * material_create_contexts
+ *		The node's contexts, made once and reset with each store: with
+ *		material_context = aset one AllocSet for everything; otherwise a
+ *		Generation context for tuples and an AllocSet for the store and the
+ *		tuples it charges less for.  The first time in a backend, check the
+ *		chunk charges the choice between them rests on.
+ */
+static void
+material_create_contexts(MaterialScanState *ms)
+{
+	MemoryContext parent = ms->css.ss.ps.state->es_query_cxt;
+
+	if (ms->context_type == MATERIAL_CONTEXT_ASET)
+	{
+		ms->tuple_cxt = memprobe_context_create(MEMPROBE_CONTEXT_ASET, parent,
+												"memprobe material tuples", 0);
+		ms->store_cxt = ms->tuple_cxt;
+		return;
+	}
+
+	if (charge_check == CHARGE_UNCHECKED)
+	{
+		charge_check = chunk_space_check() ? CHARGE_OK : CHARGE_MISMATCH;
+		if (charge_check == CHARGE_MISMATCH)
+			ereport(WARNING,
+					(errcode(ERRCODE_WARNING),
+					 errmsg("memprobe does not recognize this server's memory chunk sizes"),
+					 errdetail("Material nodes keep their tuples in an AllocSet context in this session, as PostgreSQL's Material does."),
+					 errhint("Rebuild memprobe against this server's headers.")));
+	}
+
+	ms->tuple_cxt = memprobe_context_create(MEMPROBE_CONTEXT_GENERATION, parent,
+											"memprobe material tuples", 0);
+	ms->store_cxt = memprobe_context_create(MEMPROBE_CONTEXT_ASET, parent,
+											"memprobe material store", 0);
+}
+
+/*
  * material_begin_store
- *		Create the tuplestore, with the node's tuple context current so that
- *		the tuplestore keeps its tuples there.
+ *		Create the tuplestore in the node's AllocSet, so that it charges its
+ *		own state as core's Material's store does; each put then copies its
+ *		tuple into the context material_route_tuple picks.
  */
 static Tuplestorestate *
 material_begin_store(MaterialScanState *ms)
 {
-	EState	   *estate = ms->css.ss.ps.state;
 	MemoryContext oldcxt;
 	Tuplestorestate *ts;
 
 	if (ms->tuple_cxt == NULL)
-		ms->tuple_cxt = memprobe_context_create(ms->context_type == MATERIAL_CONTEXT_ASET ?
-												MEMPROBE_CONTEXT_ASET :
-												MEMPROBE_CONTEXT_GENERATION,
-												estate->es_query_cxt,
-												"memprobe material tuples", 0);
+		material_create_contexts(ms);
 
-	oldcxt = MemoryContextSwitchTo(ms->tuple_cxt);
+	oldcxt = MemoryContextSwitchTo(ms->store_cxt);
 	ts = tuplestore_begin_heap(true, false, work_mem);
 	tuplestore_set_eflags(ts, ms->eflags);
 
 	/* stand in front of its writing routine (see material_writetup) */
 	core_writetup = compat_tuplestore_swap_writetup(ts, material_writetup);
 	Assert(core_writetup != material_writetup);
-	/* nothing a failed put may have left concerns this store */
-	written_cxt = NULL;
 
 	if (ms->eflags & EXEC_FLAG_MARK)
 	{
@@ -261,7 +510,7 @@ material_update_stats(MaterialScanState *ms)
 		ms->max_space = Max(ms->max_space,
 							compat_tuplestore_disk_used(ms->tuplestore));
 	}
-	ms->peak_held = Max(ms->peak_held, (int64) ms->tuple_cxt->mem_allocated);
+	ms->peak_held = Max(ms->peak_held, material_held(ms));
 }
 
 /*
@@ -273,10 +522,10 @@ material_update_stats(MaterialScanState *ms)
  * everything to a temp file and freed the memory.  PostgreSQL 18 records the
  * memory peak just before that, with this tuple counted; we rebuild the same
  * figure from the previous tuple's figure plus this tuple's chunk space,
- * measured once by copying the tuple into the tuple context.  What the
- * context held just before it wrote the tuples out, material_writetup saw;
- * once on disk it also sees each new tuple held until written.  Neither
- * costs anything while the store is in memory.
+ * measured once by copying the tuple into the context the put used.  What
+ * the contexts held just before the tuples were written out,
+ * material_writetup saw; once on disk it also sees each new tuple held until
+ * written.  Neither costs anything while the store is in memory.
  */
 static void
 material_note_put(MaterialScanState *ms, TupleTableSlot *stored)
@@ -285,30 +534,40 @@ material_note_put(MaterialScanState *ms, TupleTableSlot *stored)
 
 	if (mem > ms->max_space)
 		ms->max_space = mem;
-	else if (mem < 0)
+	else if (mem < 0 && ms->last_mem >= 0)
 	{
-		if (ms->last_mem >= 0)
-		{
-			MemoryContext oldcxt = MemoryContextSwitchTo(ms->tuple_cxt);
-			MinimalTuple copy = ExecCopySlotMinimalTuple(stored);
-			int64		space = GetMemoryChunkSpace(copy);
+		MemoryContext put_cxt = compat_tuplestore_context(ms->tuplestore);
+		MemoryContext oldcxt = MemoryContextSwitchTo(put_cxt);
+		MinimalTuple copy = ExecCopySlotMinimalTuple(stored);
+		int64		space = GetMemoryChunkSpace(copy);
 
-			pfree(copy);
-			MemoryContextSwitchTo(oldcxt);
-			ms->max_space = Max(ms->max_space, ms->last_mem + space);
-		}
-
-		/* what the context held before this put wrote its tuples out */
-		if (written_cxt == ms->tuple_cxt)
-		{
-			ms->peak_held = Max(ms->peak_held, written_held);
-			written_cxt = NULL;
-		}
+		pfree(copy);
+		MemoryContextSwitchTo(oldcxt);
+		ms->max_space = Max(ms->max_space, ms->last_mem + space);
 	}
 	ms->last_mem = mem;
 
-	if ((int64) ms->tuple_cxt->mem_allocated > ms->peak_held)
-		ms->peak_held = ms->tuple_cxt->mem_allocated;
+	/* what the contexts held before this put wrote tuples out, if it did */
+	ms->peak_held = Max(ms->peak_held, written_held);
+	ms->peak_held = Max(ms->peak_held, material_held(ms));
+}
+
+/*
+ * material_put
+ *		Store a copy of the slot's tuple, in the context that charges least
+ *		for it, and keep the node's figures.
+ */
+static void
+material_put(MaterialScanState *ms, TupleTableSlot *slot)
+{
+	material_route_tuple(ms, slot);
+
+	putting_node = ms;
+	written_held = -1;
+	tuplestore_puttupleslot(ms->tuplestore, slot);
+	putting_node = NULL;
+
+	material_note_put(ms, slot);
 }
 
 /*
@@ -325,6 +584,8 @@ material_end_store(MaterialScanState *ms)
 	compat_tuplestore_release_file(ms->tuplestore);
 	ms->tuplestore = NULL;
 	MemoryContextReset(ms->tuple_cxt);
+	if (ms->store_cxt != ms->tuple_cxt)
+		MemoryContextReset(ms->store_cxt);
 }
 
 /*
@@ -394,10 +655,7 @@ material_exec(CustomScanState *node)
 		 * moves along with the write position.
 		 */
 		if (ts)
-		{
-			tuplestore_puttupleslot(ts, outerslot);
-			material_note_put(ms, outerslot);
-		}
+			material_put(ms, outerslot);
 
 		ExecCopySlot(slot, outerslot);
 		return slot;
@@ -421,8 +679,11 @@ material_end(CustomScanState *node)
 	material_end_store(ms);
 	if (ms->tuple_cxt != NULL)
 	{
+		if (ms->store_cxt != ms->tuple_cxt)
+			MemoryContextDelete(ms->store_cxt);
 		MemoryContextDelete(ms->tuple_cxt);
 		ms->tuple_cxt = NULL;
+		ms->store_cxt = NULL;
 	}
 	ExecEndNode(outerPlanState(node));
 }
@@ -518,6 +779,22 @@ material_rescan(CustomScanState *node)
 }
 
 /*
+ * material_tuple_context_name
+ *		Where the node's tuples went: "Generation", "AllocSet", or both when
+ *		some sizes were cheaper in one and some in the other.  A node that
+ *		stored nothing in memory names the context it would have used first.
+ */
+static const char *
+material_tuple_context_name(MaterialScanState *ms)
+{
+	if (ms->tuples_in_generation && ms->tuples_in_aset)
+		return "Generation and AllocSet";
+	if (ms->tuples_in_aset || ms->context_type == MATERIAL_CONTEXT_ASET)
+		return "AllocSet";
+	return "Generation";
+}
+
+/*
  * material_explain
  *		EXPLAIN ANALYZE: PostgreSQL 18's storage line, and the tuple
  *		context's type and peak footprint.  Nothing if the node never built
@@ -542,7 +819,7 @@ material_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	storage = ms->used_disk ? "Disk" : "Memory";
 	max_kb = BYTES_TO_KILOBYTES(ms->max_space);
 	held_kb = BYTES_TO_KILOBYTES(ms->peak_held);
-	cxt_type = ms->context_type == MATERIAL_CONTEXT_ASET ? "AllocSet" : "Generation";
+	cxt_type = material_tuple_context_name(ms);
 
 	if (es->format == EXPLAIN_FORMAT_TEXT)
 	{

@@ -191,6 +191,18 @@ compat_tuplestore_context(Tuplestorestate *state)
 	return compat_ts(state)->context;
 }
 
+/*
+ * Make the store's next puts copy their tuples into 'cxt' (tuplestore.c reads
+ * state->context only in its put functions, to copy the tuple there).
+ * Tuples already stored stay where they are: the store frees each with
+ * pfree, which finds the chunk's own context.
+ */
+static inline void
+compat_tuplestore_set_context(Tuplestorestate *state, MemoryContext cxt)
+{
+	compat_ts(state)->context = cxt;
+}
+
 #else							/* PG_VERSION_NUM >= 180000 */
 
 /*
@@ -237,6 +249,12 @@ compat_tuplestore_context(Tuplestorestate *state)
 {
 	elog(ERROR, "tuplestore internals are not read on this server version");
 	pg_unreachable();
+}
+
+static inline void
+compat_tuplestore_set_context(Tuplestorestate *state, MemoryContext cxt)
+{
+	elog(ERROR, "tuplestore internals are not read on this server version");
 }
 
 #endif							/* PG_VERSION_NUM < 180000 */
