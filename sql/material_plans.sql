@@ -37,9 +37,9 @@ SELECT o.a, i.a FROM mp_outer o JOIN mp_inner i ON i.a > o.a * 100;
 RESET memprobe.enable_material;
 
 -- EXPLAIN ANALYZE shows the storage lines (text format)
-SELECT mp_explain('SELECT count(*) FROM generate_series(1, 2) g CROSS JOIN mp_inner');
+SELECT mp_explain('SELECT sum(length(b)) FROM generate_series(1, 2) g CROSS JOIN mp_inner');
 SET memprobe.material_context = aset;
-SELECT mp_explain('SELECT count(*) FROM generate_series(1, 2) g CROSS JOIN mp_inner');
+SELECT mp_explain('SELECT sum(length(b)) FROM generate_series(1, 2) g CROSS JOIN mp_inner');
 RESET memprobe.material_context;
 
 -- cached plans keep the node they were planned with; the tuple context type
