@@ -10,25 +10,27 @@ EXTENSION  = memprobe
 EXTVERSION = $(shell sed -n "s/^default_version[[:space:]]*=[[:space:]]*'\([^']*\)'.*/\1/p" $(EXTENSION).control)
 
 MODULE_big = memprobe
+# One folder per capability (README, "Layout"): scan/ (StreamScan), store/ (tuple stores in
+# Generation contexts, the Storage line), report/ (memory reporting); shared/ is what several use.
+# Test-only C (testing/) is added below for test builds alone.
 OBJS = \
 	src/memprobe.o \
-	src/context_types.o \
-	src/contexts.o \
-	src/alloc_bench.o \
-	src/material.o \
-	src/material_exec.o \
-	src/material_mergejoin.o \
-	src/streamscan.o \
-	src/streamscan_exec.o \
-	src/block_stream.o \
-	src/tuple_deform.o \
-	src/page_quals.o \
-	src/segment_map.o \
-	src/statements.o \
-	src/backends.o \
-	src/stores.o \
-	src/explain_storage.o \
-	src/injection.o
+	src/shared/context_types.o \
+	src/scan/streamscan.o \
+	src/scan/streamscan_exec.o \
+	src/scan/block_stream.o \
+	src/scan/segment_map.o \
+	src/scan/page_quals.o \
+	src/scan/tuple_deform.o \
+	src/store/material.o \
+	src/store/material_exec.o \
+	src/store/material_mergejoin.o \
+	src/store/stores.o \
+	src/store/explain_storage.o \
+	src/report/contexts.o \
+	src/report/statements.o \
+	src/report/backends.o \
+	src/report/alloc_bench.o
 
 # One install script source for the current version (extension/memprobe.sql); older versions'
 # install scripts, frozen (extension/memprobe--0.1.sql), and upgrade scripts are picked up by name.
@@ -50,18 +52,19 @@ REGRESS_OPTS = --temp-config=$(srcdir)/memprobe.conf --temp-instance=./tmp_check
 ISOLATION = material_epq streamscan_epq streamscan_serializable backends_idle
 ISOLATION_OPTS = --temp-config=$(srcdir)/memprobe.conf --temp-instance=./tmp_check_iso
 
-# Test builds only (scripts/test): pause points that specs use to hold a backend at an exact place
-# (src/injection.h), and the specs that need them; memprobe_test_deform() (src/deform_check.c), the
-# randomized check of memprobe's tuple deformation against core's, and its suite.  Never in a build
-# for production use.
+# Test builds only (scripts/test): src/testing/, never compiled into a build for production use:
+# pause points that specs use to hold a backend at an exact place (src/shared/injection.h,
+# src/testing/injection.c) and the specs that need them; memprobe_test_deform()
+# (src/testing/deform_check.c), the randomized check of memprobe's tuple deformation against
+# core's, and its suite.
 ifeq ($(MEMPROBE_INJECTION_POINTS),1)
 PG_CPPFLAGS += -DMEMPROBE_INJECTION_POINTS
-OBJS += src/deform_check.o
+OBJS += src/testing/injection.o src/testing/deform_check.o
 REGRESS += deform_random
 ISOLATION += streamscan_ssi_window
 endif
-# so that "make clean" removes it whichever build runs it
-EXTRA_CLEAN += src/deform_check.o src/deform_check.bc
+# so that "make clean" removes them whichever build runs it
+EXTRA_CLEAN += src/testing/injection.o src/testing/injection.bc src/testing/deform_check.o src/testing/deform_check.bc
 
 # TAP suites (t/*.pl, PostgreSQL::Test::Cluster): a primary with a streaming hot standby, and
 # memprobe preloaded before and after pg_stat_statements and auto_explain.  "make

@@ -1,6 +1,6 @@
 --
 -- memprobe_deform() against core's tuple deformation on random tuples (test builds only:
--- src/deform_check.c).  Each call builds random tuple descriptors and tuples from its seed,
+-- src/testing/deform_check.c).  Each call builds random tuple descriptors and tuples from its seed,
 -- deforms every tuple with core and with memprobe's slot (one column at a time, all columns,
 -- random steps, a random prefix), and stops at the first difference with an error naming the
 -- seed and the tuple.  It returns how many deformations it compared: at least four per tuple.

@@ -13,8 +13,14 @@
  * hook, and defines all its settings, so that configuration naming them is
  * valid either way; the executor settings then change nothing.
  *
- * Each subsystem (one file per capability under src/) owns its GUCs and
- * hooks; every hook it installs keeps and calls the previous one.
+ * Each capability has a folder under src/: scan/ (StreamScan), store/ (tuple
+ * stores in Generation contexts, EXPLAIN's Storage line) and report/ (memory
+ * reporting); shared/ holds what several use, testing/ what only test builds
+ * compile.  Includes run one way: report/ may read store/'s and scan/'s
+ * per-node figures; scan/ and store/ include only themselves and shared/;
+ * nothing includes this file (scripts/check-layout checks it).  Each file
+ * owns its GUCs and hooks; every hook it installs keeps and calls the
+ * previous one.
  *
  * Copyright (c) 2026, The memprobe Developers
  *
@@ -27,15 +33,15 @@
 #include "storage/ipc.h"
 #include "utils/guc.h"
 
-#include "compat.h"
-#include "alloc_bench.h"
-#include "backends.h"
-#include "injection.h"
-#include "material.h"
-#include "statements.h"
-#include "stores.h"
-#include "explain_storage.h"
-#include "streamscan.h"
+#include "shared/compat.h"
+#include "report/alloc_bench.h"
+#include "report/backends.h"
+#include "shared/injection.h"
+#include "store/material.h"
+#include "report/statements.h"
+#include "store/stores.h"
+#include "store/explain_storage.h"
+#include "scan/streamscan.h"
 
 MEMPROBE_MODULE_MAGIC;
 

@@ -55,9 +55,9 @@
 #include "utils/guc.h"
 #include "utils/memutils.h"
 
-#include "alloc_bench.h"
-#include "compat.h"
-#include "context_types.h"
+#include "report/alloc_bench.h"
+#include "shared/compat.h"
+#include "shared/context_types.h"
 
 PG_FUNCTION_INFO_V1(memprobe_alloc_bench);
 

@@ -69,9 +69,9 @@
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
-#include "backends.h"
-#include "compat.h"
-#include "context_types.h"
+#include "report/backends.h"
+#include "shared/compat.h"
+#include "shared/context_types.h"
 
 /* memprobe.publish_interval (ms; -1: never publish) and memprobe.publish_contexts */
 static int	publish_interval_ms = 1000;

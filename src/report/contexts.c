@@ -32,8 +32,8 @@
 #include "utils/memutils.h"
 #include "utils/tuplestore.h"
 
-#include "compat.h"
-#include "context_types.h"
+#include "shared/compat.h"
+#include "shared/context_types.h"
 
 PG_FUNCTION_INFO_V1(memprobe_contexts);
 

@@ -78,12 +78,12 @@
 #include "utils/timestamp.h"
 #include "utils/tuplesort.h"
 
-#include "backends.h"
-#include "compat.h"
-#include "material.h"
-#include "plan_walk.h"
-#include "statements.h"
-#include "stores.h"
+#include "report/backends.h"
+#include "shared/compat.h"
+#include "store/material.h"
+#include "shared/plan_walk.h"
+#include "report/statements.h"
+#include "store/stores.h"
 
 /* memprobe.track */
 typedef enum StatementsTrack

@@ -60,9 +60,9 @@
 #include "storage/bufmgr.h"
 #include "utils/spccache.h"
 
-#include "block_stream.h"
-#include "compat.h"
-#include "segment_map.h"
+#include "scan/block_stream.h"
+#include "shared/compat.h"
+#include "scan/segment_map.h"
 
 BlockStream *
 block_stream_begin(Relation rel, BufferAccessStrategy strategy,

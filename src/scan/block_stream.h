@@ -31,7 +31,7 @@
 #include "storage/bufmgr.h"
 #include "utils/rel.h"
 
-#include "compat.h"
+#include "shared/compat.h"
 
 struct ReadStream;
 

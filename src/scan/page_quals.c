@@ -16,8 +16,8 @@
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 
-#include "page_quals.h"
-#include "tuple_deform.h"
+#include "scan/page_quals.h"
+#include "scan/tuple_deform.h"
 
 typedef struct PageQualFunc
 {

@@ -15,8 +15,8 @@
 
 #include "storage/fd.h"
 
-#include "compat.h"
-#include "segment_map.h"
+#include "shared/compat.h"
+#include "scan/segment_map.h"
 
 struct SegmentMap
 {

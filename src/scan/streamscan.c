@@ -37,7 +37,7 @@
 #include "utils/guc.h"
 #include "utils/rel.h"
 
-#include "streamscan.h"
+#include "scan/streamscan.h"
 
 /* memprobe.enable_streamscan */
 static bool streamscan_enabled = true;

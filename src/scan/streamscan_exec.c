@@ -61,12 +61,12 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
-#include "block_stream.h"
-#include "compat.h"
-#include "injection.h"
-#include "page_quals.h"
-#include "streamscan.h"
-#include "tuple_deform.h"
+#include "scan/block_stream.h"
+#include "shared/compat.h"
+#include "shared/injection.h"
+#include "scan/page_quals.h"
+#include "scan/streamscan.h"
+#include "scan/tuple_deform.h"
 
 typedef struct StreamScanState
 {

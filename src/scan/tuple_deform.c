@@ -26,7 +26,7 @@
 #include "access/tupmacs.h"
 #include "utils/memutils.h"
 
-#include "tuple_deform.h"
+#include "scan/tuple_deform.h"
 
 /* core's buffer slot with our init/release/getsomeattrs; set by tuple_deform_init */
 TupleTableSlotOps memprobe_deform_slot_ops;

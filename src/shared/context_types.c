@@ -18,8 +18,8 @@
 
 #include "port/pg_bitutils.h"
 
-#include "compat.h"
-#include "context_types.h"
+#include "shared/compat.h"
+#include "shared/context_types.h"
 
 /*
  * memprobe_context_type_name

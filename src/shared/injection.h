@@ -22,12 +22,16 @@
 #define MEMPROBE_INJECTION_H
 
 #ifdef MEMPROBE_INJECTION_POINTS
+/* src/testing/injection.c, compiled only into test builds */
 extern void memprobe_injection_point(const char *name);
+extern void injection_init(void);
 #define MEMPROBE_INJECTION_POINT(name) memprobe_injection_point(name)
 #else
 #define MEMPROBE_INJECTION_POINT(name) ((void) 0)
+static inline void
+injection_init(void)
+{
+}
 #endif
-
-extern void injection_init(void);
 
 #endif							/* MEMPROBE_INJECTION_H */

@@ -69,9 +69,9 @@
 #include "utils/memutils.h"
 #include "utils/ruleutils.h"
 
-#include "compat.h"
-#include "explain_storage.h"
-#include "stores.h"
+#include "shared/compat.h"
+#include "store/explain_storage.h"
+#include "store/stores.h"
 
 #if !MEMPROBE_CORE_TUPLESTORE_GENERATION
 

@@ -41,9 +41,9 @@
 #include "utils/guc.h"
 #include "utils/memutils.h"
 
-#include "compat.h"
-#include "tuplestore_layout.h"
-#include "material.h"
+#include "shared/compat.h"
+#include "store/tuplestore_layout.h"
+#include "store/material.h"
 
 /* memprobe.enable_material */
 static bool material_enabled = true;

@@ -57,10 +57,10 @@
 #include "utils/memutils.h"
 #include "utils/tuplestore.h"
 
-#include "compat.h"
-#include "tuplestore_layout.h"
-#include "context_types.h"
-#include "material.h"
+#include "shared/compat.h"
+#include "store/tuplestore_layout.h"
+#include "shared/context_types.h"
+#include "store/material.h"
 
 /* as PostgreSQL 18's explain.c */
 #define BYTES_TO_KILOBYTES(b)	(((b) + 1023) / 1024)

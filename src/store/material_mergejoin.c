@@ -86,8 +86,8 @@
 #include "nodes/execnodes.h"
 #include "nodes/nodeFuncs.h"
 
-#include "compat.h"
-#include "material.h"
+#include "shared/compat.h"
+#include "store/material.h"
 
 static ExecutorStart_hook_type prev_executor_start = NULL;
 

@@ -82,12 +82,12 @@
 #include "utils/guc.h"
 #include "utils/memutils.h"
 
-#include "compat.h"
-#include "tuplestore_layout.h"
-#include "context_types.h"
-#include "material.h"
-#include "plan_walk.h"
-#include "stores.h"
+#include "shared/compat.h"
+#include "store/tuplestore_layout.h"
+#include "shared/context_types.h"
+#include "store/material.h"
+#include "shared/plan_walk.h"
+#include "store/stores.h"
 
 /*
  * The node's current tuple stores, in stores[] (at most two; NULL where a

@@ -51,8 +51,8 @@
 #include "utils/datum.h"
 #include "utils/memutils.h"
 
-#include "compat.h"
-#include "tuple_deform.h"
+#include "shared/compat.h"
+#include "scan/tuple_deform.h"
 
 PG_FUNCTION_INFO_V1(memprobe_test_deform);
 

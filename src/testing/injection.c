@@ -16,7 +16,7 @@
 #include "utils/fmgrprotos.h"
 #include "utils/guc.h"
 
-#include "injection.h"
+#include "shared/injection.h"
 
 #ifdef MEMPROBE_INJECTION_POINTS
 
@@ -61,13 +61,6 @@ injection_init(void)
 							PGC_SUSET,
 							0,
 							NULL, NULL, NULL);
-}
-
-#else							/* !MEMPROBE_INJECTION_POINTS */
-
-void
-injection_init(void)
-{
 }
 
 #endif							/* MEMPROBE_INJECTION_POINTS */
