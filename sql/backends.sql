@@ -122,5 +122,66 @@ BEGIN
 END $$;
 SELECT count(*) AS old_slot FROM memprobe_backends() WHERE pid = (SELECT pid FROM bk_old_pid);
 
+-- Names and idents as memprobe_contexts and core's pg_backend_memory_contexts show them: a
+-- dynahash context is named after its hash table (Prepared Queries, grown by 300 statements),
+-- with no ident; a long ident (a statement's text) is cut to fewer than 1024 bytes on a
+-- character boundary.  The DO's end publishes (due with memprobe.publish_interval = 0).
+SET memprobe.publish_interval = 0;
+DO $$ BEGIN
+  EXECUTE format('PREPARE bk_long1 AS SELECT %L AS t', repeat('é', 20000));
+  FOR i IN 1..300 LOOP EXECUTE format('PREPARE bk_p%s AS SELECT %s', i, i); END LOOP;
+END $$;
+SELECT name, ident FROM memprobe_backend_contexts(pg_backend_pid())
+ WHERE 'Prepared Queries' IN (name, ident);
+SELECT b.ident = c.ident AS same_as_core, b.ident = m.ident AS same_as_memprobe_contexts,
+       octet_length(b.ident) < 1024 AS cut, b.ident LIKE 'PREPARE bk_long1 AS SELECT ''éé%' AS its_text
+  FROM memprobe_backend_contexts(pg_backend_pid()) b, pg_backend_memory_contexts c, memprobe_contexts m
+ WHERE b.ident LIKE 'PREPARE bk_long1 %' AND c.ident LIKE 'PREPARE bk_long1 %'
+   AND m.ident LIKE 'PREPARE bk_long1 %';
+-- every published context has its name and ident in both
+SELECT count(*) FILTER (WHERE NOT EXISTS (SELECT FROM memprobe_contexts m
+                                          WHERE m.name = b.name AND m.ident IS NOT DISTINCT FROM b.ident
+                                            AND m.level = b.level)) AS not_in_memprobe_contexts,
+       count(*) FILTER (WHERE NOT EXISTS (SELECT FROM pg_backend_memory_contexts c
+                                          WHERE c.name = b.name AND c.ident IS NOT DISTINCT FROM b.ident)) AS not_in_core
+  FROM memprobe_backend_contexts(pg_backend_pid()) b;
+DEALLOCATE ALL;
+
+-- What publishing costs is bounded: after a publication that took t, a backend of many contexts
+-- (5,000 prepared statements with their plans: 15,000 contexts) does not publish again before
+-- 100 t has passed, even with memprobe.publish_interval = 0 and a large change due.  One
+-- message (\;), so that nothing else runs between the statements: the DO's end publishes
+-- (due by the interval; the last publication, of a small tree, holds nothing back); the INSERT
+-- records that publication; 2MB held makes the next statement end due, and it is held back.
+CREATE TEMP TABLE bk_seen (at timestamptz, contexts int);
+DO $$ BEGIN FOR i IN 1..5000 LOOP
+  EXECUTE format('PREPARE bk_p%s AS SELECT %s AS a', i, i);
+  EXECUTE format('EXECUTE bk_p%s', i);
+END LOOP; END $$ \;
+INSERT INTO bk_seen SELECT published_at, contexts FROM memprobe_backends() WHERE pid = pg_backend_pid() \;
+SELECT peak_bytes >= 2 * 1024 * 1024 AS held FROM memprobe_alloc_bench('aset', 1024, 2048, 'hold') \;
+SELECT s.contexts >= 15000 AS many_contexts, b.published_at = s.at AS held_back
+  FROM memprobe_backends() b, bk_seen s WHERE b.pid = pg_backend_pid();
+-- Once that time has passed it publishes again: statements, one every 0.1s until it has, for
+-- 30s at most (not shown); without the prepared statements its tree is small again.
+DEALLOCATE ALL;
+\set ECHO none
+\o /dev/null
+SELECT 'SELECT pg_sleep(0.1) WHERE NOT EXISTS (SELECT FROM memprobe_backends() b, bk_seen s
+          WHERE b.pid = pg_backend_pid() AND b.published_at > s.at)'
+  FROM generate_series(1, 300) \gexec
+\o
+\set ECHO all
+SELECT b.published_at > s.at AS republished, b.contexts < 1000 AS few_contexts
+  FROM memprobe_backends() b, bk_seen s WHERE b.pid = pg_backend_pid();
+-- A backend of few contexts is not held back: the same message publishes the 2MB at once.
+TRUNCATE bk_seen;
+SELECT 1 AS published \;
+INSERT INTO bk_seen SELECT published_at, contexts FROM memprobe_backends() WHERE pid = pg_backend_pid() \;
+SELECT peak_bytes >= 2 * 1024 * 1024 AS held FROM memprobe_alloc_bench('aset', 1024, 2048, 'hold') \;
+SELECT b.published_at > s.at AS published_at_once
+  FROM memprobe_backends() b, bk_seen s WHERE b.pid = pg_backend_pid();
+RESET memprobe.publish_interval;
+
 DROP TABLE bk_big, bk_old_pid;
 DROP EXTENSION memprobe;

@@ -24,7 +24,9 @@
  *	max_statement_bytes: the largest executor memory of any statement it
  *		ran (as memprobe_statements measures it; tracked statements only).
  *	the memprobe.publish_contexts contexts holding most blocks themselves
- *		(children not counted), with name, ident, type and level.
+ *		(children not counted), with name, ident, type and level; name and
+ *		ident as memprobe_contexts and core show them
+ *		(memprobe_context_label).
  *	the last top-level statement's queryid and executor memory.
  *
  * "Changed a lot": the transaction's and the portals' trees (where what a
@@ -39,6 +41,21 @@
  * that finds 1MB or more in the transaction's contexts arms a reset
  * callback on TopTransactionContext, which publishes again once the
  * transaction's memory is freed: a COMMIT's statement ends before that.
+ *
+ * What a publication may cost: a walk reads every context, so in a backend
+ * with many (a few thousand cached plans make tens of thousands) it takes
+ * milliseconds, and a statement end that publishes would cost that much.
+ * So a publication measures how long it took, and the next is held back,
+ * whatever made it due, until PUBLISH_TIME_FACTOR times that has passed
+ * since this one started: publishing takes at most 1% of the backend's time.
+ * A backend with fewer than PUBLISH_BOUND_MIN_CONTEXTS contexts is not held
+ * back, so that it publishes a large change at its very next statement end
+ * (its walk takes tens of microseconds, and a measured time that short is
+ * mostly noise: a walk preempted once would hold publication back for a
+ * hundred times the preemption).  A change held back is published by the
+ * first statement end after the hold (it is still there to be seen then);
+ * a backend that goes idle meanwhile shows its previous publication until
+ * its next statement.
  *
  * A backend clears its slot when it exits (before_shmem_exit).  Backends
  * that have not finished a statement since they started (and processes
@@ -73,7 +90,7 @@
 #include "shared/compat.h"
 #include "shared/context_types.h"
 
-/* memprobe.publish_interval (ms; -1: never publish) and memprobe.publish_contexts */
+/* memprobe.publish_interval (ms; -1: never publish; 0: at every statement end) and memprobe.publish_contexts */
 static int	publish_interval_ms = 1000;
 static int	publish_contexts = 32;
 
@@ -83,19 +100,40 @@ static int	publish_contexts = 32;
 /* A change in memory (see bytes_to_compare) that is published at once. */
 #define PUBLISH_CHANGE_BYTES	((int64) 1024 * 1024)
 
+/*
+ * The bound on what publishing costs (see the file header): after a
+ * publication that took t, none until PUBLISH_TIME_FACTOR * t has passed,
+ * in backends of PUBLISH_BOUND_MIN_CONTEXTS contexts or more.
+ */
+#define PUBLISH_TIME_FACTOR			100
+#define PUBLISH_BOUND_MIN_CONTEXTS	1000
+
+/*
+ * Names (a dynahash context's is its hash table's) are cut to fewer than
+ * CONTEXT_NAME_BYTES bytes; core's context names are all shorter.  Idents are
+ * cut as core cuts them (MEMPROBE_IDENT_DISPLAY_SIZE) and kept apart from the
+ * rest (slot_ident), so that memprobe_backends copies no ident.
+ */
 #define CONTEXT_NAME_BYTES	64
-#define CONTEXT_IDENT_BYTES	64
 #define CONTEXT_TYPE_BYTES	16
 
 typedef struct PublishedContext
 {
 	char		name[CONTEXT_NAME_BYTES];
-	char		ident[CONTEXT_IDENT_BYTES];
 	char		type[CONTEXT_TYPE_BYTES];
 	char		parent[CONTEXT_NAME_BYTES];
 	int32		level;			/* 1 for TopMemoryContext, as memprobe_contexts */
+	int32		ident_len;		/* bytes of its slot_ident; -1: no ident */
 	int64		bytes;			/* its own blocks */
 } PublishedContext;
+
+/* A context the walk keeps among the largest; described once the walk ends. */
+typedef struct LargeContext
+{
+	MemoryContext context;
+	int32		level;
+	int64		bytes;
+} LargeContext;
 
 typedef struct BackendSlot
 {
@@ -110,7 +148,8 @@ typedef struct BackendSlot
 	uint64		last_queryid;
 	int64		last_statement_bytes;	/* -1: not measured */
 	int32		nlargest;		/* entries in largest[] */
-	PublishedContext largest[FLEXIBLE_ARRAY_MEMBER];	/* most bytes first */
+	/* most bytes first; then shared->nlargest idents (slot_ident) */
+	PublishedContext largest[FLEXIBLE_ARRAY_MEMBER];
 } BackendSlot;
 
 /* What a reader copies for memprobe_backends: the header and LARGEST_SHOWN contexts. */
@@ -133,10 +172,11 @@ static shmem_startup_hook_type prev_shmem_startup = NULL;
 /* This backend's state. */
 static BackendSlot *my_slot = NULL;
 static TimestampTz last_published_at = 0;
+static TimestampTz held_until = 0;	/* no publication before (the bound) */
 static int64 last_published_compared = 0;
 static int64 max_total_seen = 0;
 static int64 max_statement_seen = -1;
-static PublishedContext *walk_buffer = NULL;	/* in TopMemoryContext */
+static LargeContext *walk_buffer = NULL;	/* in TopMemoryContext */
 static uint64 last_queryid = 0;
 static int64 last_executor_bytes = -1;
 
@@ -153,7 +193,8 @@ slot_contexts(void)
 static inline Size
 slot_size(void)
 {
-	return MAXALIGN(SLOT_HEADER_BYTES + slot_contexts() * sizeof(PublishedContext));
+	return MAXALIGN(SLOT_HEADER_BYTES +
+					slot_contexts() * (sizeof(PublishedContext) + MEMPROBE_IDENT_DISPLAY_SIZE));
 }
 
 static inline int
@@ -167,6 +208,13 @@ static inline BackendSlot *
 slot_at(int i)
 {
 	return (BackendSlot *) (shared->slots + (Size) i * shared->slot_size);
+}
+
+/* The ident of slot->largest[k], in a slot or a whole copy of one. */
+static inline char *
+slot_ident(BackendSlot *slot, int k)
+{
+	return (char *) &slot->largest[shared->nlargest] + (Size) k * MEMPROBE_IDENT_DISPLAY_SIZE;
 }
 
 /* ------------------------------------------------------------------------
@@ -304,11 +352,12 @@ bytes_to_compare(void)
 
 /*
  * Walk the whole tree: the total, the number of contexts, and in largest[]
- * the n contexts with the most blocks of their own, most first.  No
- * allocation: largest[] is the caller's.
+ * the n contexts with the most blocks of their own, most first.  It only
+ * reads: no allocation, no copy of a name (describe_largest does that for
+ * the n kept, once the walk is over).  largest[] is the caller's.
  */
 static int
-walk_tree(PublishedContext *largest, int n, int64 *total, int32 *ncontexts)
+walk_tree(LargeContext *largest, int n, int64 *total, int32 *ncontexts)
 {
 	MemoryContext c = TopMemoryContext;
 	int			level = 1;
@@ -333,10 +382,7 @@ walk_tree(PublishedContext *largest, int n, int64 *total, int32 *ncontexts)
 				largest[at] = largest[at - 1];
 				at--;
 			}
-			copy_cut(largest[at].name, c->name, CONTEXT_NAME_BYTES);
-			copy_cut(largest[at].ident, c->ident, CONTEXT_IDENT_BYTES);
-			copy_cut(largest[at].type, memprobe_context_type_name(c), CONTEXT_TYPE_BYTES);
-			copy_cut(largest[at].parent, c->parent ? c->parent->name : NULL, CONTEXT_NAME_BYTES);
+			largest[at].context = c;
 			largest[at].level = level;
 			largest[at].bytes = own;
 		}
@@ -360,6 +406,39 @@ walk_tree(PublishedContext *largest, int n, int64 *total, int32 *ncontexts)
 	}
 }
 
+/*
+ * Write the n contexts walk_tree kept into 'slot', labelled as
+ * memprobe_contexts labels them (memprobe_context_label).  Right after the
+ * walk, with nothing run in between, so every context kept still exists.
+ */
+static void
+describe_largest(BackendSlot *slot, const LargeContext *largest, int n)
+{
+	for (int k = 0; k < n; k++)
+	{
+		MemoryContext c = largest[k].context;
+		PublishedContext *pc = &slot->largest[k];
+		char	   *ident = slot_ident(slot, k);
+		const char *name;
+		const char *from;
+		int			len;
+		const char *parent = NULL;
+
+		memprobe_context_label(c, &name, &from, &len);
+		copy_cut(pc->name, name, CONTEXT_NAME_BYTES);
+		if (len > 0)
+			memcpy(ident, from, len);
+		pc->ident_len = from != NULL ? len : -1;
+		copy_cut(pc->type, memprobe_context_type_name(c), CONTEXT_TYPE_BYTES);
+		/* as core's PostgreSQL 15 parent column: the parent's label */
+		if (c->parent != NULL)
+			memprobe_context_label(c->parent, &parent, &from, &len);
+		copy_cut(pc->parent, parent, CONTEXT_NAME_BYTES);
+		pc->level = largest[k].level;
+		pc->bytes = largest[k].bytes;
+	}
+}
+
 static void publish(TimestampTz now, bool may_arm);
 
 /*
@@ -367,20 +446,40 @@ static void publish(TimestampTz now, bool may_arm);
  * a large transaction: a COMMIT or ROLLBACK ends its statement before the
  * transaction's memory is freed, so without this an idle backend would
  * show the memory of the transaction it has finished.  Called once the
- * transaction's child contexts are gone.
+ * transaction's child contexts are gone.  Held back like any publication
+ * (held_until): the next statement end then sees the change.
  */
 static void
 publish_when_transaction_memory_freed(void *arg)
 {
+	TimestampTz now = GetCurrentTimestamp();
+
 	xact_memory_freed_armed = false;
-	publish(GetCurrentTimestamp(), false);
+	if (now >= held_until)
+		publish(now, false);
+}
+
+/*
+ * After a publication that started at 'start', hold the next one back until
+ * PUBLISH_TIME_FACTOR times its duration has passed (see the file header).
+ */
+static void
+hold_next_publication(TimestampTz start, int32 ncontexts)
+{
+	TimestampTz end = GetCurrentTimestamp();
+
+	if (ncontexts < PUBLISH_BOUND_MIN_CONTEXTS || end <= start)
+		held_until = 0;
+	else
+		held_until = start + (end - start) * PUBLISH_TIME_FACTOR;
 }
 
 /*
  * Publish this backend's figures.  may_arm: arm the transaction-end
  * publication if the transaction holds much; false when called from that
  * callback, as a callback registered on a context while its callbacks run
- * would be called in the same loop, again and again.
+ * would be called in the same loop, again and again.  'now' is when it
+ * starts: the bound counts from there.
  */
 static void
 publish(TimestampTz now, bool may_arm)
@@ -400,14 +499,14 @@ publish(TimestampTz now, bool may_arm)
 	}
 
 	/*
-	 * The walk fills a buffer of this backend's, so that the write bracket
-	 * covers only a copy; the buffer is made once, and a backend short of
-	 * memory then simply does not publish (a statement end must not fail).
+	 * The walk keeps its largest contexts in a buffer of this backend's,
+	 * made once; a backend short of memory then simply does not publish (a
+	 * statement end must not fail).
 	 */
 	if (walk_buffer == NULL)
 	{
 		walk_buffer = MemoryContextAllocExtended(TopMemoryContext,
-												 shared->nlargest * sizeof(PublishedContext),
+												 shared->nlargest * sizeof(LargeContext),
 												 MCXT_ALLOC_NO_OOM);
 		if (walk_buffer == NULL)
 			return;
@@ -426,7 +525,7 @@ publish(TimestampTz now, bool may_arm)
 	my_slot->last_queryid = last_queryid;
 	my_slot->last_statement_bytes = last_executor_bytes;
 	my_slot->nlargest = nlargest;
-	memcpy(my_slot->largest, walk_buffer, nlargest * sizeof(PublishedContext));
+	describe_largest(my_slot, walk_buffer, nlargest);
 	end_write(my_slot);
 
 	last_published_at = now;
@@ -440,12 +539,14 @@ publish(TimestampTz now, bool may_arm)
 		MemoryContextRegisterResetCallback(TopTransactionContext, &xact_memory_freed);
 		xact_memory_freed_armed = true;
 	}
+	hold_next_publication(now, ncontexts);
 }
 
 void
 backends_statement_end(uint64 queryid, int64 executor_bytes)
 {
 	bool		due;
+	TimestampTz now;
 
 	if (shared == NULL || publish_interval_ms < 0 || IsParallelWorker())
 		return;
@@ -473,8 +574,13 @@ backends_statement_end(uint64 queryid, int64 executor_bytes)
 		due = now_bytes >= last_published_compared + PUBLISH_CHANGE_BYTES ||
 			now_bytes <= last_published_compared - PUBLISH_CHANGE_BYTES;
 	}
-	if (due)
-		publish(GetCurrentTimestamp(), true);
+	if (!due)
+		return;
+
+	/* the bound holds back whatever is due, to the clock */
+	now = GetCurrentTimestamp();
+	if (now >= held_until)
+		publish(now, true);
 }
 
 /* ------------------------------------------------------------------------
@@ -640,8 +746,11 @@ memprobe_backend_contexts(PG_FUNCTION_ARGS)
 	copy = palloc(shared->slot_size);
 	for (int i = 0; i < shared->nslots; i++)
 	{
-		if (!read_slot(i, copy, shared->slot_size) || copy->pid != pid)
+		/* the header first: the whole slot only for that pid's */
+		if (!read_slot(i, copy, SLOT_HEADER_BYTES) || copy->pid != pid)
 			continue;
+		if (!read_slot(i, copy, shared->slot_size) || copy->pid != pid)
+			break;
 		if (!may_see(copy->userid))
 			ereport(ERROR,
 					errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
@@ -655,7 +764,11 @@ memprobe_backend_contexts(PG_FUNCTION_ARGS)
 
 			memset(nulls, 0, sizeof(nulls));
 			values[0] = CStringGetTextDatum(pc->name);
-			values[1] = text_or_null(pc->ident, &nulls[1]);
+			if (pc->ident_len >= 0)
+				values[1] = PointerGetDatum(cstring_to_text_with_len(slot_ident(copy, k),
+																	 pc->ident_len));
+			else
+				nulls[1] = true;
 			values[2] = CStringGetTextDatum(pc->type);
 			values[3] = Int32GetDatum(pc->level);
 			values[4] = text_or_null(pc->parent, &nulls[4]);
@@ -684,7 +797,9 @@ backends_init(void)
 							"Least time between two publications of a backend's memory to memprobe_backends.",
 							"A backend publishes at the end of a top-level statement once this much "
 							"time has passed since it last did, or sooner if its memory changed by "
-							"1MB or more; -1 turns publication off.",
+							"1MB or more; 0 publishes at every statement end; -1 turns publication off. "
+							"A backend of 1000 contexts or more waits at least 100 times as long as "
+							"its last publication took, so that publishing takes at most 1% of its time.",
 							&publish_interval_ms, 1000, -1, INT_MAX,
 							PGC_SUSET, GUC_UNIT_MS, NULL, NULL, NULL);
 	DefineCustomIntVariable("memprobe.publish_contexts",

@@ -26,7 +26,6 @@
 #include "catalog/pg_type_d.h"
 #include "fmgr.h"
 #include "funcapi.h"
-#include "mb/pg_wchar.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
@@ -36,9 +35,6 @@
 #include "shared/context_types.h"
 
 PG_FUNCTION_INFO_V1(memprobe_contexts);
-
-/* Longest ident shown, as core's MEMORY_CONTEXT_IDENT_DISPLAY_SIZE. */
-#define IDENT_DISPLAY_SIZE	1024
 
 #define CONTEXTS_COLS		10
 
@@ -85,38 +81,23 @@ put_context_row(ReturnSetInfo *rsinfo, const VisitedContext *visited, int index)
 	Datum		values[CONTEXTS_COLS] = {0};
 	bool		nulls[CONTEXTS_COLS] = {0};
 	MemoryContextCounters stat = {0};
-	const char *name = context->name;
-	const char *ident = context->ident;
+	const char *name;
+	const char *ident;
+	int			ident_len;
 	int			level;
 	ArrayType  *path = path_of(visited, index, &level);
 
 	/* Totals for this context alone, without printing anything. */
 	context->methods->stats(context, NULL, NULL, &stat, false);
 
-	/* As core does, label dynahash contexts with the hash table's name. */
-	if (ident && strcmp(name, "dynahash") == 0)
-	{
-		name = ident;
-		ident = NULL;
-	}
-
+	/* name and ident as core shows them (dynahash, long idents) */
+	memprobe_context_label(context, &name, &ident, &ident_len);
 	if (name)
 		values[0] = CStringGetTextDatum(name);
 	else
 		nulls[0] = true;
-
 	if (ident)
-	{
-		int			len = strlen(ident);
-		char		clipped[IDENT_DISPLAY_SIZE];
-
-		/* Some idents are whole query strings: clip them as core does. */
-		if (len >= IDENT_DISPLAY_SIZE)
-			len = pg_mbcliplen(ident, len, IDENT_DISPLAY_SIZE - 1);
-		memcpy(clipped, ident, len);
-		clipped[len] = '\0';
-		values[1] = CStringGetTextDatum(clipped);
-	}
+		values[1] = PointerGetDatum(cstring_to_text_with_len(ident, ident_len));
 	else
 		nulls[1] = true;
 

@@ -1,12 +1,15 @@
 /*-------------------------------------------------------------------------
  *
  * context_types.c
- *	  Names of PostgreSQL's memory context types, and creation of a context
- *	  of a type chosen by name.
+ *	  Names of PostgreSQL's memory context types and of contexts as core's
+ *	  pg_backend_memory_contexts shows them, and creation of a context of a
+ *	  type chosen by name.
  *
  * The type names are the ones PostgreSQL 18's pg_backend_memory_contexts
  * shows (AllocSet, Generation, Slab, Bump), so memprobe's reports read the
- * same on every server version.
+ * same on every server version.  Every report of a context's name and ident
+ * (memprobe_contexts, memprobe_backend_contexts) takes them from
+ * memprobe_context_label, so that they agree with each other and with core.
  *
  * Copyright (c) 2026, The memprobe Developers
  * Portions Copyright (c) 1996-2025, PostgreSQL Global Development Group
@@ -16,6 +19,7 @@
  */
 #include "postgres.h"
 
+#include "mb/pg_wchar.h"
 #include "port/pg_bitutils.h"
 
 #include "shared/compat.h"
@@ -38,6 +42,43 @@ memprobe_context_type_name(MemoryContext context)
 	if (compat_is_bump_context(context))
 		return "Bump";
 	return "???";
+}
+
+/*
+ * memprobe_context_label
+ *		The name and ident pg_backend_memory_contexts shows for 'context', as
+ *		mcxtfuncs.c's PutMemoryContextsStatsTupleStore makes them (the same
+ *		rule in PostgreSQL 15, 17 and 18): a dynahash context is labelled
+ *		with its hash table's name, its ident, and has no ident then (as
+ *		MemoryContextStatsPrint logs it); an ident, which can be a whole
+ *		query string, is cut on a character boundary to fewer than
+ *		MEMPROBE_IDENT_DISPLAY_SIZE bytes (pg_mbcliplen, in the database
+ *		encoding).
+ *
+ * *name and *ident point into the context (*ident is NULL when there is
+ * none); *ident_len is how many bytes of *ident to show.  No allocation, so
+ * that a walk of the tree can call it without changing the tree.
+ */
+void
+memprobe_context_label(MemoryContext context, const char **name,
+					   const char **ident, int *ident_len)
+{
+	*name = context->name;
+	*ident = context->ident;
+	*ident_len = 0;
+
+	if (*ident && strcmp(*name, "dynahash") == 0)
+	{
+		*name = *ident;
+		*ident = NULL;
+	}
+	if (*ident)
+	{
+		*ident_len = strlen(*ident);
+		if (*ident_len >= MEMPROBE_IDENT_DISPLAY_SIZE)
+			*ident_len = pg_mbcliplen(*ident, *ident_len,
+									  MEMPROBE_IDENT_DISPLAY_SIZE - 1);
+	}
 }
 
 /*

@@ -1,8 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * context_types.h
- *	  Names of PostgreSQL's memory context types, and creation of a context
- *	  of a type chosen by name.
+ *	  Names of PostgreSQL's memory context types and of contexts as core's
+ *	  pg_backend_memory_contexts shows them, and creation of a context of a
+ *	  type chosen by name.
  *
  * Copyright (c) 2026, The memprobe Developers
  *
@@ -38,7 +39,15 @@ typedef enum MemprobeContextKind
 /* Largest chunk memprobe asks a Slab context for (its blocks hold >= 32). */
 #define MEMPROBE_SLAB_MAX_CHUNK		(256 * 1024)
 
+/*
+ * Longest ident shown plus one, as core's MEMORY_CONTEXT_IDENT_DISPLAY_SIZE
+ * (mcxtfuncs.c): an ident is shown cut to fewer bytes than this.
+ */
+#define MEMPROBE_IDENT_DISPLAY_SIZE	1024
+
 extern const char *memprobe_context_type_name(MemoryContext context);
+extern void memprobe_context_label(MemoryContext context, const char **name,
+								   const char **ident, int *ident_len);
 extern MemoryContext memprobe_context_create(MemprobeContextKind kind,
 											 MemoryContext parent,
 											 const char *name,
