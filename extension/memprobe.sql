@@ -76,13 +76,14 @@ CREATE FUNCTION memprobe_statements(
     OUT node_peak_bytes int8,
     OUT node_peak_type text,
     OUT spilled_calls int8,
-    OUT temp_bytes_written int8)
+    OUT temp_bytes_written int8,
+    OUT max_private_bytes int8)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'memprobe_statements'
 LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
 
 COMMENT ON FUNCTION memprobe_statements() IS
-'one row per (userid, dbid, queryid, toplevel): executions, executor memory per execution (a lower bound of its peak), the largest node peak, spills and temp bytes written';
+'one row per (userid, dbid, queryid, toplevel): executions, executor memory per execution (a lower bound of its peak), the largest node peak, spills, temp bytes written, and the most private memory the sampler saw';
 
 CREATE VIEW memprobe_statements AS
     SELECT * FROM memprobe_statements();
@@ -145,6 +146,47 @@ COMMENT ON FUNCTION memprobe_backends() IS
 
 -- Every backend pg_stat_activity shows, with its last publication (figures are NULL for a
 -- backend that has not published, and for another role's backend without pg_read_all_stats).
+CREATE FUNCTION memprobe_samples(
+    OUT pid int4,
+    OUT leader_pid int4,
+    OUT backend_type text,
+    OUT private_bytes int8,
+    OUT max_private_bytes int8,
+    OUT sampled_at timestamptz,
+    OUT statement_queryid int8,
+    OUT statement_started_at timestamptz,
+    OUT statement_max_private_bytes int8)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'memprobe_samples'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION memprobe_samples() IS
+'every PostgreSQL process at the sampler''s last sample: private (resident anonymous) memory, the most since it started, the running statement and the most it reached';
+
+CREATE FUNCTION memprobe_history(
+    OUT sampled_at timestamptz,
+    OUT pid int4,
+    OUT backend_type text,
+    OUT queryid int8,
+    OUT private_bytes int8)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'memprobe_history'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION memprobe_history() IS
+'the last memprobe.history_size samples of processes holding at least memprobe.history_min_bytes of private memory, oldest first';
+
+CREATE VIEW memprobe_history AS
+    SELECT * FROM memprobe_history();
+
+COMMENT ON VIEW memprobe_history IS
+'recent samples of processes above memprobe.history_min_bytes: time, pid, backend type, query id, private memory';
+
+REVOKE ALL ON FUNCTION memprobe_history() FROM PUBLIC;
+REVOKE ALL ON memprobe_history FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION memprobe_history() TO pg_read_all_stats;
+GRANT SELECT ON memprobe_history TO pg_read_all_stats;
+
 CREATE VIEW memprobe_backends AS
     SELECT a.pid,
            a.backend_type,
@@ -160,12 +202,19 @@ CREATE VIEW memprobe_backends AS
            m.max_statement_bytes,
            m.last_queryid,
            m.last_statement_bytes,
-           m.published_at
+           m.published_at,
+           s.private_bytes,
+           s.max_private_bytes,
+           s.sampled_at,
+           s.statement_queryid,
+           s.statement_started_at,
+           s.statement_max_private_bytes
       FROM pg_stat_activity AS a
-      LEFT JOIN memprobe_backends() AS m ON m.pid = a.pid;
+      LEFT JOIN memprobe_backends() AS m ON m.pid = a.pid
+      LEFT JOIN memprobe_samples() AS s ON s.pid = a.pid;
 
 COMMENT ON VIEW memprobe_backends IS
-'every backend''s memory as it last published it (at a statement end, at most every memprobe.publish_interval), read without signalling or waiting on it';
+'every process''s memory: its memory contexts as it last published them, and its private memory as the sampler last read it; read without signalling or waiting on anyone';
 
 GRANT SELECT ON memprobe_backends TO PUBLIC;
 

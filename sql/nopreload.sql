@@ -36,6 +36,8 @@ DROP TABLE np;
 SELECT * FROM memprobe_statements;
 SELECT memprobe_statements_reset() IS NOT NULL AS t;
 SELECT * FROM memprobe_statements_info;
+SELECT * FROM memprobe_samples();
+SELECT * FROM memprobe_history;
 -- and so does every backend's memory
 SELECT * FROM memprobe_backends;
 SELECT * FROM memprobe_backend_contexts(pg_backend_pid());

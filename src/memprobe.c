@@ -38,6 +38,7 @@
 #include "report/backends.h"
 #include "shared/injection.h"
 #include "store/material.h"
+#include "report/sampler.h"
 #include "report/statements.h"
 #include "store/stores.h"
 #include "store/explain_storage.h"
@@ -60,14 +61,16 @@ memprobe_shmem_startup(void)
 {
 	Size		statements = statements_shmem_size();
 	Size		backends = backends_shmem_size();
+	Size		sampler = sampler_shmem_size();
 
 	if (prev_shmem_startup)
 		prev_shmem_startup();
 	if (!IsUnderPostmaster)
 		ereport(LOG,
-				errmsg("memprobe takes %zu kB of shared memory: memprobe_statements %zu kB, memprobe_backends %zu kB",
-					   (statements + backends + 1023) / 1024,
-					   (statements + 1023) / 1024, (backends + 1023) / 1024));
+				errmsg("memprobe takes %zu kB of shared memory: memprobe_statements %zu kB, memprobe_backends %zu kB, the sampler %zu kB",
+					   (statements + backends + sampler + 1023) / 1024,
+					   (statements + 1023) / 1024, (backends + 1023) / 1024,
+					   (sampler + 1023) / 1024));
 }
 
 void
@@ -79,6 +82,7 @@ _PG_init(void)
 	streamscan_init();
 	statements_init();
 	backends_init();
+	sampler_init();
 	stores_init();
 	explain_storage_init();
 
@@ -91,6 +95,7 @@ _PG_init(void)
 	streamscan_install_hooks();
 	statements_install_hooks();
 	backends_install_hooks();
+	sampler_install_hooks();
 	stores_install_hooks();
 	explain_storage_install_hooks();
 

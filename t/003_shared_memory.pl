@@ -4,8 +4,8 @@
 # memprobe_statements' table is created whole at start (each entry reserves
 # memprobe.query_text_bytes), so memprobe.max = 20000000 would have the postmaster fill ~24GB.
 # Checked:
-#   - a server started with the defaults logs one line with memprobe's shared memory, its two
-#     tables' shares adding up to the total, the statements' share growing with memprobe.max;
+#   - a server started with the defaults logs one line with memprobe's shared memory, its
+#     parts (statements, backends, sampler) adding up to the total, the statements' share growing with memprobe.max;
 #   - `postgres -C shared_memory_size` (which loads the preloaded libraries and sizes shared
 #     memory without starting) and a server start both refuse memprobe.max = 20000000 with
 #     memprobe's message, naming the settings, and the server does not start;
@@ -25,20 +25,20 @@ my $node = PostgreSQL::Test::Cluster->new('shmem');
 $node->init;
 $node->append_conf('postgresql.conf', "shared_preload_libraries = 'memprobe'\n");
 
-# the LOG line at start: total, statements and backends in kB
+# the LOG line at start: total, statements, backends and sampler in kB
 sub shmem_line
 {
 	my ($log) = @_;
 	my @m = $log =~
-	  /LOG:  memprobe takes (\d+) kB of shared memory: memprobe_statements (\d+) kB, memprobe_backends (\d+) kB/;
+	  /LOG:  memprobe takes (\d+) kB of shared memory: memprobe_statements (\d+) kB, memprobe_backends (\d+) kB, the sampler (\d+) kB/;
 	return @m;
 }
 
 $node->start;
 my @default = shmem_line(slurp_file($node->logfile));
-is(scalar(@default), 3, 'the start logs the shared memory memprobe takes');
-ok($default[0] >= $default[1] + $default[2] - 1 && $default[0] <= $default[1] + $default[2] + 1,
-	'the total is the two tables together');
+is(scalar(@default), 4, 'the start logs the shared memory memprobe takes');
+my $parts = $default[1] + $default[2] + $default[3];
+ok($default[0] >= $parts - 2 && $default[0] <= $parts + 2, 'the total is the parts together');
 # 5000 entries of about 1.2kB
 ok($default[1] > 5000 && $default[1] < 10000, "memprobe_statements takes $default[1] kB by default");
 $node->stop;

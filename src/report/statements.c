@@ -71,6 +71,7 @@
 #include "storage/spin.h"
 #include "tcop/utility.h"
 #include "utils/acl.h"
+#include "utils/backend_status.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/hsearch.h"
@@ -79,6 +80,7 @@
 #include "utils/tuplesort.h"
 
 #include "report/backends.h"
+#include "report/sampler.h"
 #include "shared/compat.h"
 #include "store/material.h"
 #include "shared/plan_walk.h"
@@ -128,6 +130,7 @@ typedef struct StatementsEntry
 	int			node_kind;		/* its node_peaks[] index, or -1 */
 	int64		spills;			/* executions in which a node spilled */
 	int64		temp_bytes;
+	int64		private_max;	/* most private memory the sampler saw, or -1 */
 	double		usage;			/* for eviction */
 	int			text_len;		/* bytes in text, set once at creation */
 	char		text[FLEXIBLE_ARRAY_MEMBER];
@@ -590,6 +593,7 @@ entry_alloc(StatementsKey *key, const char *text, int text_len)
 			   offsetof(StatementsEntry, text) - sizeof(StatementsKey));
 		SpinLockInit(&entry->mutex);
 		entry->node_kind = -1;
+		entry->private_max = -1;
 		entry->usage = 1.0;
 		memcpy(entry->text, text, text_len);
 		entry->text[text_len] = '\0';
@@ -625,7 +629,7 @@ statement_text(QueryDesc *queryDesc, int *len)
 /* Fold one execution's figures into its entry, creating it if needed. */
 static void
 store(QueryDesc *queryDesc, bool toplevel, int64 mem, NodePeakWalk *walk,
-	  int64 temp_bytes)
+	  int64 temp_bytes, int64 private_peak)
 {
 	StatementsKey key;
 	StatementsEntry *entry;
@@ -663,6 +667,7 @@ store(QueryDesc *queryDesc, bool toplevel, int64 mem, NodePeakWalk *walk,
 	if (walk->spilled)
 		entry->spills++;
 	entry->temp_bytes += temp_bytes;
+	entry->private_max = Max(entry->private_max, private_peak);
 	SpinLockRelease(&entry->mutex);
 
 	LWLockRelease(shared->lock);
@@ -778,6 +783,21 @@ statements_executor_finish(QueryDesc *queryDesc)
 }
 
 /*
+ * The most private memory the sampler saw this backend (with its parallel
+ * workers) hold during the client's statement now ending, or -1: the
+ * statement is known by its start in this backend's status entry, which
+ * the sampler reads too.  Nested statements run inside the client's, and
+ * get its figure; one shorter than a sample interval gets none.
+ */
+static int64
+statement_private_peak(void)
+{
+	if (MyBEEntry == NULL || MyBEEntry->st_state != STATE_RUNNING)
+		return -1;
+	return sampler_statement_peak(MyBEEntry->st_activity_start_timestamp);
+}
+
+/*
  * statements_executor_end
  *		Take the execution's last sample and its node peaks before the nodes
  *		end, then store it.  As pg_stat_statements' pgss_ExecutorEnd, whether
@@ -822,7 +842,8 @@ statements_executor_end(QueryDesc *queryDesc)
 
 	if (e != NULL)
 		store(queryDesc, nesting_level == 0, mem, &walk,
-			  (pgBufferUsage.temp_blks_written - temp_blks_start) * (int64) BLCKSZ);
+			  (pgBufferUsage.temp_blks_written - temp_blks_start) * (int64) BLCKSZ,
+			  statement_private_peak());
 
 	/* a client's statement ended: memprobe_backends may be due */
 	if (nesting_level == 0)
@@ -902,7 +923,7 @@ PG_FUNCTION_INFO_V1(memprobe_statements);
 PG_FUNCTION_INFO_V1(memprobe_statements_reset);
 PG_FUNCTION_INFO_V1(memprobe_statements_info);
 
-#define STATEMENTS_COLS 13
+#define STATEMENTS_COLS 14
 
 /*
  * memprobe_statements
@@ -922,6 +943,11 @@ memprobe_statements(PG_FUNCTION_ARGS)
 
 	require_preloaded();
 	InitMaterializedSRF(fcinfo, 0);
+	/* 0.2's definition lacks the last column (max_private_bytes) */
+	if (rsinfo->setDesc->natts != STATEMENTS_COLS &&
+		rsinfo->setDesc->natts != STATEMENTS_COLS - 1)
+		elog(ERROR, "memprobe_statements() declared with %d columns; this library gives %d",
+			 rsinfo->setDesc->natts, STATEMENTS_COLS);
 
 	LWLockAcquire(shared->lock, LW_SHARED);
 	hash_seq_init(&seq, hash);
@@ -966,6 +992,10 @@ memprobe_statements(PG_FUNCTION_ARGS)
 		}
 		values[i++] = Int64GetDatum(c.spills);
 		values[i++] = Int64GetDatum(c.temp_bytes);
+		if (c.private_max >= 0)
+			values[i++] = Int64GetDatum(c.private_max);
+		else
+			nulls[i++] = true;
 		Assert(i == STATEMENTS_COLS);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}

@@ -493,6 +493,23 @@ compat_my_proc_number(void)
 #endif
 }
 
+#include "utils/backend_status.h"
+
+/*
+ * The idx'th entry (1-based) of this process's snapshot of the backend
+ * status array (pg_stat_activity's source).  17 renamed 15's
+ * pgstat_fetch_stat_local_beentry.
+ */
+static inline LocalPgBackendStatus *
+compat_local_beentry(int idx)
+{
+#if PG_VERSION_NUM >= 170000
+	return pgstat_get_local_beentry_by_index(idx);
+#else
+	return pgstat_fetch_stat_local_beentry(idx);
+#endif
+}
+
 /* ------------------------------------------------------------------------
  * Tuple descriptors (deform_check.c, test builds).
  * ------------------------------------------------------------------------

@@ -1,0 +1,734 @@
+/*-------------------------------------------------------------------------
+ *
+ * sampler.c
+ *	  Every PostgreSQL process's private memory, live: a background worker
+ *	  (the sampler) reads each process's resident anonymous memory from
+ *	  /proc every memprobe.sample_interval and publishes it in shared memory
+ *	  for memprobe_backends, memprobe_history and memprobe_statements.
+ *
+ * Built as pg_wait_sampling's collector is: a worker registered when
+ * memprobe is preloaded, a WaitLatch loop that exits with the postmaster and
+ * re-reads the configuration on SIGHUP, and nothing asked of the processes
+ * it observes: it never signals, locks or waits on them.  Which processes
+ * and what they run comes from core's backend status array (the snapshot
+ * pg_stat_activity reads: client backends, parallel workers, autovacuum,
+ * background workers, auxiliary processes), the parallel leader from each
+ * PGPROC's lock group, and the memory from /proc/PID/statm.
+ *
+ * The figure is resident anonymous memory, statm's "resident" minus its
+ * "shared" (file-backed and shared-memory pages; Linux 4.5 and later count
+ * exactly those there), in bytes: what a process's palloc'd and malloc'd
+ * memory occupies in RAM.  It is the part of a process's footprint that
+ * grows with what its statement does and that the kernel cannot reclaim
+ * without killing it: shared buffers are one segment charged once, however
+ * many processes map them, and file pages are page cache the kernel frees
+ * before it kills.  The OOM killer ranks by RSS (anonymous, file and shmem
+ * pages, plus swap and page tables), so a runaway statement's anonymous
+ * growth is what makes its process the one killed.
+ *
+ * Readers never wait on the sampler: it writes each sample into the one of
+ * two sets readers are not using, then publishes it by bumping a
+ * generation counter; a reader copies the set the counter names and retries
+ * (a bounded number of times) if the counter moved meanwhile.  A sampler
+ * stopped mid-write (SIGSTOP) leaves the published set whole.  Each
+ * process's statement peak lives in a slot of its own (by PGPROC number)
+ * under a change counter, so that the process itself can read it at the end
+ * of its statement with a few loads.  The history is a ring whose readers
+ * keep only the entries no write overtook while they copied.
+ *
+ * Copyright (c) 2026, The memprobe Developers
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "catalog/pg_authid.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "port/atomics.h"
+#include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "storage/proc.h"
+#include "storage/shmem.h"
+#include "utils/acl.h"
+#include "utils/backend_status.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
+#include "utils/timestamp.h"
+
+#include "report/sampler.h"
+#include "shared/compat.h"
+
+PGDLLEXPORT void memprobe_sampler_main(Datum main_arg);
+
+/* memprobe.sample_interval (ms; 0: no sampling) */
+static int	sample_interval = 1000;
+
+/* memprobe.history_size (entries), memprobe.history_min_bytes (kB) */
+static int	history_size = 4096;
+static int	history_min_kb = 64 * 1024;
+
+/* One process at one sample, as memprobe_backends shows it. */
+typedef struct ProcSample
+{
+	int			pid;
+	int			leader_pid;		/* parallel leader, or 0 */
+	int			backend_type;	/* BackendType */
+	Oid			userid;
+	int			state;			/* BackendState */
+	uint64		queryid;		/* the statement running, or 0 */
+	TimestampTz stmt_start;		/* its start, or 0 when idle */
+	int64		private_bytes;
+	int64		max_private_bytes;	/* since the process started */
+	int64		stmt_peak;		/* most during the statement (leader: with workers) */
+} ProcSample;
+
+/* One published sample of every process. */
+typedef struct SampleSet
+{
+	int			nrows;
+	TimestampTz sampled_at;
+	ProcSample	rows[FLEXIBLE_ARRAY_MEMBER];
+} SampleSet;
+
+/* A process's statement peak, read by the process itself (by PGPROC number). */
+typedef struct PeakSlot
+{
+	pg_atomic_uint32 changecount;	/* odd while the sampler writes it */
+	int			pid;
+	TimestampTz stmt_start;
+	int64		stmt_peak;
+} PeakSlot;
+
+typedef struct HistoryEntry
+{
+	TimestampTz sampled_at;
+	int			pid;
+	int			backend_type;
+	uint64		queryid;
+	int64		private_bytes;
+} HistoryEntry;
+
+typedef struct SamplerShared
+{
+	pg_atomic_uint64 generation;	/* sets published; the last is sets[gen % 2] */
+	pg_atomic_uint64 history_next;	/* history entries ever written */
+	int			nslots;			/* rows a set holds; peak slots */
+	int			history_size;
+	Size		set_size;
+	char		data[FLEXIBLE_ARRAY_MEMBER];	/* two sets, the peak slots, the history */
+} SamplerShared;
+
+static SamplerShared *shared = NULL;
+
+static shmem_request_hook_type prev_shmem_request = NULL;
+static shmem_startup_hook_type prev_shmem_startup = NULL;
+
+#define READ_RETRIES 100
+
+/* ------------------------------------------------------------------------
+ * Shared memory.
+ * ------------------------------------------------------------------------
+ */
+
+static int
+slot_count(void)
+{
+	return MaxBackends + NUM_AUXILIARY_PROCS;
+}
+
+static Size
+set_size(int nslots)
+{
+	return MAXALIGN(add_size(offsetof(SampleSet, rows), mul_size(nslots, sizeof(ProcSample))));
+}
+
+Size
+sampler_shmem_size(void)
+{
+	Size		size = MAXALIGN(offsetof(SamplerShared, data));
+
+	size = add_size(size, mul_size(2, set_size(slot_count())));
+	size = add_size(size, MAXALIGN(mul_size(slot_count(), sizeof(PeakSlot))));
+	size = add_size(size, mul_size(history_size, sizeof(HistoryEntry)));
+	return size;
+}
+
+static inline SampleSet *
+set_at(uint64 generation)
+{
+	return (SampleSet *) (shared->data + (generation % 2) * shared->set_size);
+}
+
+static inline PeakSlot *
+peak_slots(void)
+{
+	return (PeakSlot *) (shared->data + 2 * shared->set_size);
+}
+
+static inline HistoryEntry *
+history_ring(void)
+{
+	return (HistoryEntry *) (shared->data + 2 * shared->set_size +
+							 MAXALIGN(shared->nslots * sizeof(PeakSlot)));
+}
+
+static void
+sampler_shmem_request(void)
+{
+	if (prev_shmem_request)
+		prev_shmem_request();
+	RequestAddinShmemSpace(sampler_shmem_size());
+}
+
+static void
+sampler_shmem_startup(void)
+{
+	bool		found;
+
+	if (prev_shmem_startup)
+		prev_shmem_startup();
+
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	shared = ShmemInitStruct("memprobe_sampler", sampler_shmem_size(), &found);
+	if (!found)
+	{
+		memset(shared, 0, sampler_shmem_size());
+		pg_atomic_init_u64(&shared->generation, 0);
+		pg_atomic_init_u64(&shared->history_next, 0);
+		shared->nslots = slot_count();
+		shared->history_size = history_size;
+		shared->set_size = set_size(shared->nslots);
+		for (int i = 0; i < shared->nslots; i++)
+			pg_atomic_init_u32(&peak_slots()[i].changecount, 0);
+	}
+	LWLockRelease(AddinShmemInitLock);
+}
+
+/* ------------------------------------------------------------------------
+ * The sampler's own state: per process, what outlives one sample.
+ * ------------------------------------------------------------------------
+ */
+
+typedef struct ProcState
+{
+	int			pid;			/* hash key */
+	TimestampTz proc_start;		/* tells a reused pid from the process it was */
+	int64		max_private;
+	TimestampTz stmt_start;
+	uint64		stmt_queryid;
+	int64		stmt_peak;
+	int64		group_bytes;	/* this sample: own, plus workers' for a leader */
+	int			procno;			/* its PGPROC number */
+	int			leader_pid;		/* its parallel leader, or 0 */
+	uint64		seen;			/* the last cycle that saw it */
+} ProcState;
+
+static HTAB *proc_states = NULL;
+static uint64 cycle = 0;
+static bool proc_readable = true;
+
+/*
+ * Resident anonymous memory of pid in bytes (statm's resident minus shared,
+ * in pages), or -1 if the process is gone or cannot be read.
+ */
+static int64
+private_bytes_of(int pid)
+{
+	char		path[64];
+	char		buf[256];
+	int			fd;
+	ssize_t		len;
+	unsigned long size,
+				resident,
+				share;
+
+	snprintf(path, sizeof(path), "/proc/%d/statm", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return -1;
+	buf[len] = '\0';
+	if (sscanf(buf, "%lu %lu %lu", &size, &resident, &share) != 3)
+		return -1;
+	if (share > resident)
+		return 0;
+	return (int64) (resident - share) * (int64) sysconf(_SC_PAGESIZE);
+}
+
+/*
+ * Note every process that has a PGPROC this cycle, with its PGPROC number
+ * and parallel leader (read without a lock, as pg_stat_get_activity reads
+ * lockGroupLeader).
+ */
+static void
+note_procs(void)
+{
+	for (uint32 i = 0; i < ProcGlobal->allProcCount && i < (uint32) shared->nslots; i++)
+	{
+		PGPROC	   *proc = &ProcGlobal->allProcs[i];
+		int			pid = proc->pid;
+		PGPROC	   *leader = proc->lockGroupLeader;
+		bool		found;
+		ProcState  *ps;
+
+		if (pid == 0)
+			continue;
+		ps = hash_search(proc_states, &pid, HASH_ENTER, &found);
+		if (!found)
+		{
+			ps->proc_start = 0;
+			ps->max_private = 0;
+			ps->stmt_start = 0;
+			ps->stmt_queryid = 0;
+			ps->stmt_peak = 0;
+		}
+		ps->procno = (int) i;
+		ps->leader_pid = (leader != NULL && leader->pid != pid) ? leader->pid : 0;
+		ps->seen = cycle;
+	}
+}
+
+static void
+write_peak_slot(ProcState *ps)
+{
+	PeakSlot   *slot = &peak_slots()[ps->procno];
+
+	pg_atomic_fetch_add_u32(&slot->changecount, 1);
+	pg_write_barrier();
+	slot->pid = ps->pid;
+	slot->stmt_start = ps->stmt_start;
+	slot->stmt_peak = ps->stmt_peak;
+	pg_write_barrier();
+	pg_atomic_fetch_add_u32(&slot->changecount, 1);
+}
+
+static void
+append_history(const ProcSample *row, TimestampTz now)
+{
+	uint64		n = pg_atomic_read_u64(&shared->history_next);
+	HistoryEntry *e = &history_ring()[n % shared->history_size];
+
+	e->sampled_at = now;
+	e->pid = row->pid;
+	e->backend_type = row->backend_type;
+	e->queryid = row->queryid;
+	e->private_bytes = row->private_bytes;
+	pg_write_barrier();
+	pg_atomic_write_u64(&shared->history_next, n + 1);
+}
+
+/*
+ * sample_once
+ *		Read every process's memory, attribute it to the statement running,
+ *		and publish the sample.
+ */
+static void
+sample_once(void)
+{
+	uint64		gen = pg_atomic_read_u64(&shared->generation);
+	SampleSet  *set = set_at(gen + 1);
+	TimestampTz now = GetCurrentTimestamp();
+	int			nbackends;
+	int			n = 0;
+	HASH_SEQ_STATUS seq;
+	ProcState  *ps;
+
+	cycle++;
+	note_procs();
+	pgstat_clear_backend_activity_snapshot();
+	nbackends = pgstat_fetch_stat_numbackends();
+
+	for (int i = 1; i <= nbackends && n < shared->nslots; i++)
+	{
+		LocalPgBackendStatus *local = compat_local_beentry(i);
+		PgBackendStatus *be;
+		ProcSample *row;
+		int64		bytes;
+
+		if (local == NULL)
+			continue;
+		be = &local->backendStatus;
+		if (be->st_procpid <= 0 ||
+			(ps = hash_search(proc_states, &be->st_procpid, HASH_FIND, NULL)) == NULL ||
+			ps->seen != cycle ||
+			(bytes = private_bytes_of(be->st_procpid)) < 0)
+			continue;
+		if (ps->proc_start != be->st_proc_start_timestamp)
+		{
+			/* a new process with a pid seen before */
+			ps->proc_start = be->st_proc_start_timestamp;
+			ps->max_private = 0;
+			ps->stmt_start = 0;
+			ps->stmt_queryid = 0;
+			ps->stmt_peak = 0;
+		}
+		ps->max_private = Max(ps->max_private, bytes);
+		ps->group_bytes = bytes;
+
+		row = &set->rows[n++];
+		row->pid = be->st_procpid;
+		row->leader_pid = ps->leader_pid;
+		row->backend_type = (int) be->st_backendType;
+		row->userid = be->st_userid;
+		row->state = (int) be->st_state;
+		row->queryid = (uint64) be->st_query_id;
+		row->stmt_start = be->st_state == STATE_RUNNING ? be->st_activity_start_timestamp : 0;
+		row->private_bytes = bytes;
+		row->max_private_bytes = ps->max_private;
+	}
+
+	/* a parallel query's memory: its workers' at this sample count for the leader's statement */
+	for (int i = 0; i < n; i++)
+	{
+		ProcSample *row = &set->rows[i];
+
+		if (row->leader_pid != 0 &&
+			(ps = hash_search(proc_states, &row->leader_pid, HASH_FIND, NULL)) != NULL &&
+			ps->seen == cycle)
+			ps->group_bytes += row->private_bytes;
+	}
+
+	for (int i = 0; i < n; i++)
+	{
+		ProcSample *row = &set->rows[i];
+
+		ps = hash_search(proc_states, &row->pid, HASH_FIND, NULL);
+		if (row->stmt_start == 0)
+		{
+			ps->stmt_start = 0;
+			ps->stmt_queryid = 0;
+			ps->stmt_peak = 0;
+		}
+		else if (ps->stmt_start == row->stmt_start && ps->stmt_queryid == row->queryid)
+			ps->stmt_peak = Max(ps->stmt_peak, ps->group_bytes);
+		else
+		{
+			ps->stmt_start = row->stmt_start;
+			ps->stmt_queryid = row->queryid;
+			ps->stmt_peak = ps->group_bytes;
+		}
+		row->stmt_peak = ps->stmt_peak;
+		write_peak_slot(ps);
+		if (row->private_bytes >= (int64) history_min_kb * 1024)
+			append_history(row, now);
+	}
+
+	set->nrows = n;
+	set->sampled_at = now;
+	pg_write_barrier();
+	pg_atomic_write_u64(&shared->generation, gen + 1);
+
+	/* forget processes that are gone */
+	hash_seq_init(&seq, proc_states);
+	while ((ps = hash_seq_search(&seq)) != NULL)
+		if (ps->seen != cycle)
+			hash_search(proc_states, &ps->pid, HASH_REMOVE, NULL);
+}
+
+/* Can this machine's /proc give a process's memory?  Logs once when not. */
+static bool
+proc_available(void)
+{
+	if (private_bytes_of(MyProcPid) >= 0)
+		return true;
+	ereport(LOG,
+			errmsg("memprobe sampler: /proc/%d/statm cannot be read; no process memory will be sampled",
+				   MyProcPid),
+			errdetail("The sampler reads each process's resident memory from /proc/PID/statm (Linux)."));
+	return false;
+}
+
+void
+memprobe_sampler_main(Datum main_arg)
+{
+	HASHCTL		info;
+	TimestampTz next = 0;
+
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
+	BackgroundWorkerUnblockSignals();
+
+	info.keysize = sizeof(int);
+	info.entrysize = sizeof(ProcState);
+	info.hcxt = TopMemoryContext;
+	proc_states = hash_create("memprobe sampler processes", 256, &info,
+							  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	proc_readable = proc_available();
+
+	while (!ShutdownRequestPending)
+	{
+		long		timeout = -1;
+		int			events = WL_LATCH_SET | WL_EXIT_ON_PM_DEATH;
+		TimestampTz now = GetCurrentTimestamp();
+
+		if (sample_interval > 0 && proc_readable)
+		{
+			if (now >= next)
+			{
+				sample_once();
+				/* a fixed schedule, not drifting by the time a sample takes */
+				next = TimestampTzPlusMilliseconds(next, sample_interval);
+				if (next <= now)
+					next = TimestampTzPlusMilliseconds(now, sample_interval);
+				now = GetCurrentTimestamp();
+			}
+			timeout = Max(0, (next - now + 999) / 1000);
+			events |= WL_TIMEOUT;
+		}
+
+		(void) WaitLatch(MyLatch, events, timeout, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+
+		if (ConfigReloadPending)
+		{
+			ConfigReloadPending = false;
+			ProcessConfigFile(PGC_SIGHUP);
+		}
+	}
+	/* 1: the postmaster starts it again if anything but shutdown stopped it */
+	proc_exit(1);
+}
+
+/* ------------------------------------------------------------------------
+ * Readers.
+ * ------------------------------------------------------------------------
+ */
+
+int64
+sampler_statement_peak(TimestampTz stmt_start)
+{
+	int			procno = compat_my_proc_number();
+	PeakSlot   *slot;
+
+	if (shared == NULL || procno < 0 || procno >= shared->nslots || stmt_start == 0)
+		return -1;
+	slot = &peak_slots()[procno];
+	for (int tries = 0; tries < READ_RETRIES; tries++)
+	{
+		uint32		before = pg_atomic_read_u32(&slot->changecount);
+		int			pid;
+		TimestampTz start;
+		int64		peak;
+
+		pg_read_barrier();
+		pid = slot->pid;
+		start = slot->stmt_start;
+		peak = slot->stmt_peak;
+		pg_read_barrier();
+		if ((before & 1) == 0 && before == pg_atomic_read_u32(&slot->changecount))
+			return (pid == MyProcPid && start == stmt_start) ? peak : -1;
+	}
+	return -1;
+}
+
+static void
+require_sampler(void)
+{
+	if (shared == NULL)
+		ereport(ERROR,
+				errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				errmsg("memprobe must be loaded via \"shared_preload_libraries\" to sample process memory"),
+				errhint("Add memprobe to shared_preload_libraries and restart the server."));
+}
+
+/* A copy of the last published sample (palloc'd), or NULL if there is none yet. */
+static SampleSet *
+copy_last_set(void)
+{
+	Size		size = shared->set_size;
+	SampleSet  *copy = palloc(size);
+
+	for (int tries = 0; tries < READ_RETRIES; tries++)
+	{
+		uint64		gen = pg_atomic_read_u64(&shared->generation);
+
+		if (gen == 0)
+			return NULL;
+		pg_read_barrier();
+		memcpy(copy, set_at(gen), size);
+		pg_read_barrier();
+		if (pg_atomic_read_u64(&shared->generation) == gen)
+			return copy;
+	}
+	/* the sampler published READ_RETRIES times while we copied: give up */
+	ereport(ERROR,
+			errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			errmsg("could not read memprobe's process samples"),
+			errdetail("The sampler published new samples faster than they could be copied."));
+	return NULL;				/* keep compiler quiet */
+}
+
+PG_FUNCTION_INFO_V1(memprobe_samples);
+PG_FUNCTION_INFO_V1(memprobe_history);
+
+#define SAMPLES_COLS 9
+
+/*
+ * memprobe_samples
+ *		SQL SRF: every process at the last sample.  As pg_stat_activity, the
+ *		query id of another role's statement only with the privileges of
+ *		pg_read_all_stats.
+ */
+Datum
+memprobe_samples(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Oid			userid = GetUserId();
+	bool		see_all = has_privs_of_role(userid, ROLE_PG_READ_ALL_STATS);
+	SampleSet  *set;
+
+	require_sampler();
+	InitMaterializedSRF(fcinfo, 0);
+	if ((set = copy_last_set()) == NULL)
+		return (Datum) 0;
+
+	for (int r = 0; r < set->nrows; r++)
+	{
+		ProcSample *row = &set->rows[r];
+		Datum		values[SAMPLES_COLS];
+		bool		nulls[SAMPLES_COLS];
+		int			i = 0;
+
+		memset(nulls, 0, sizeof(nulls));
+		values[i++] = Int32GetDatum(row->pid);
+		if (row->leader_pid != 0)
+			values[i++] = Int32GetDatum(row->leader_pid);
+		else
+			nulls[i++] = true;
+		values[i++] = CStringGetTextDatum(GetBackendTypeDesc((BackendType) row->backend_type));
+		values[i++] = Int64GetDatum(row->private_bytes);
+		values[i++] = Int64GetDatum(row->max_private_bytes);
+		values[i++] = TimestampTzGetDatum(set->sampled_at);
+		if (row->stmt_start != 0 && row->queryid != 0 && (see_all || row->userid == userid))
+			values[i++] = Int64GetDatum((int64) row->queryid);
+		else
+			nulls[i++] = true;
+		if (row->stmt_start != 0)
+		{
+			values[i++] = TimestampTzGetDatum(row->stmt_start);
+			values[i++] = Int64GetDatum(row->stmt_peak);
+		}
+		else
+		{
+			nulls[i++] = true;
+			nulls[i++] = true;
+		}
+		Assert(i == SAMPLES_COLS);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+#define HISTORY_COLS 5
+
+/*
+ * memprobe_history
+ *		SQL SRF: the samples of processes above memprobe.history_min_bytes
+ *		still in the ring, oldest first.  Entries a concurrent write overtook
+ *		while they were copied are left out.
+ */
+Datum
+memprobe_history(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	int			size;
+	HistoryEntry *copy;
+	uint64		before,
+				after,
+				first;
+
+	require_sampler();
+	InitMaterializedSRF(fcinfo, 0);
+	size = shared->history_size;
+	if (size <= 0)
+		return (Datum) 0;
+	copy = palloc(size * sizeof(HistoryEntry));
+
+	before = pg_atomic_read_u64(&shared->history_next);
+	pg_read_barrier();
+	memcpy(copy, history_ring(), size * sizeof(HistoryEntry));
+	pg_read_barrier();
+	after = pg_atomic_read_u64(&shared->history_next);
+
+	/* entries before+1-size .. before-1 were whole when read, unless written over since */
+	first = after >= (uint64) size ? after - size + 1 : 0;
+	for (uint64 n = first; n < before; n++)
+	{
+		HistoryEntry *e = &copy[n % size];
+		Datum		values[HISTORY_COLS];
+		bool		nulls[HISTORY_COLS] = {false};
+
+		values[0] = TimestampTzGetDatum(e->sampled_at);
+		values[1] = Int32GetDatum(e->pid);
+		values[2] = CStringGetTextDatum(GetBackendTypeDesc((BackendType) e->backend_type));
+		if (e->queryid != 0)
+			values[3] = Int64GetDatum((int64) e->queryid);
+		else
+			nulls[3] = true;
+		values[4] = Int64GetDatum(e->private_bytes);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Setup.
+ * ------------------------------------------------------------------------
+ */
+
+void
+sampler_init(void)
+{
+	GucContext	size_context = process_shared_preload_libraries_in_progress ?
+		PGC_POSTMASTER : PGC_SIGHUP;
+
+	DefineCustomIntVariable("memprobe.sample_interval",
+							"Time between two samples of every process's private memory.",
+							"0 turns the sampler off.",
+							&sample_interval, 1000, 0, 60 * 60 * 1000,
+							PGC_SIGHUP, GUC_UNIT_MS, NULL, NULL, NULL);
+	DefineCustomIntVariable("memprobe.history_size",
+							"Samples memprobe_history keeps.",
+							"Each takes 40 bytes of shared memory.",
+							&history_size, 4096, 0, 1024 * 1024,
+							size_context, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("memprobe.history_min_bytes",
+							"Private memory a process must hold for its samples to enter memprobe_history.",
+							NULL,
+							&history_min_kb, 64 * 1024, 0, INT_MAX / 2,
+							PGC_SIGHUP, GUC_UNIT_KB, NULL, NULL, NULL);
+}
+
+void
+sampler_install_hooks(void)
+{
+	BackgroundWorker worker;
+
+	prev_shmem_request = shmem_request_hook;
+	shmem_request_hook = sampler_shmem_request;
+	prev_shmem_startup = shmem_startup_hook;
+	shmem_startup_hook = sampler_shmem_startup;
+
+	memset(&worker, 0, sizeof(worker));
+	worker.bgw_flags = BGWORKER_SHMEM_ACCESS;
+	worker.bgw_start_time = BgWorkerStart_PostmasterStart;
+	worker.bgw_restart_time = 10;
+	snprintf(worker.bgw_library_name, BGW_MAXLEN, "memprobe");
+	snprintf(worker.bgw_function_name, BGW_MAXLEN, "memprobe_sampler_main");
+	snprintf(worker.bgw_name, BGW_MAXLEN, "memprobe sampler");
+	snprintf(worker.bgw_type, BGW_MAXLEN, "memprobe sampler");
+	RegisterBackgroundWorker(&worker);
+}

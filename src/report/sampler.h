@@ -1,0 +1,27 @@
+/*-------------------------------------------------------------------------
+ *
+ * sampler.h
+ *	  Every PostgreSQL process's private memory, sampled from /proc by a
+ *	  background worker (sampler.c).
+ *
+ * Copyright (c) 2026, The memprobe Developers
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef MEMPROBE_SAMPLER_H
+#define MEMPROBE_SAMPLER_H
+
+#include "datatype/timestamp.h"
+
+extern void sampler_init(void);
+extern void sampler_install_hooks(void);
+extern Size sampler_shmem_size(void);
+
+/*
+ * The most private memory the sampler saw this process (and, for a parallel
+ * leader, its workers at the same sample) hold during the statement that
+ * started at stmt_start; -1 when it took no sample of that statement.
+ */
+extern int64 sampler_statement_peak(TimestampTz stmt_start);
+
+#endif							/* MEMPROBE_SAMPLER_H */
