@@ -31,6 +31,7 @@ OBJS = \
 	src/report/statements.o \
 	src/report/backends.o \
 	src/report/sampler.o \
+	src/report/guard.o \
 	src/report/alloc_bench.o
 
 # One install script source for the current version (extension/memprobe.sql); older versions'
@@ -46,7 +47,7 @@ PG_CPPFLAGS = -I$(srcdir)/src -DMEMPROBE_VERSION=\"$(EXTVERSION)\"
 REGRESS = setup module_version contexts alloc_bench alloc_bench_cancel bump privileges material material_memory material_plans \
 	material_mergejoin material_spill \
 	streamscan streamscan_types streamscan_cursors streamscan_large streamscan_page_quals streamscan_turnaround streamscan_by_need \
-	stores stores_tablefunc stores_shared_subplan explain_storage explain_storage_literals sampler
+	stores stores_tablefunc stores_shared_subplan explain_storage explain_storage_literals sampler guard
 REGRESS_OPTS = --temp-config=$(srcdir)/memprobe.conf --temp-instance=./tmp_check
 
 # Concurrency specs (specs/*.spec), on a temporary preloaded server of their own.

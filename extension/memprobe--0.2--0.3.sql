@@ -117,8 +117,9 @@ COMMENT ON VIEW memprobe_backends IS
 'every process''s memory: its memory contexts as it last published them, and its private memory as the sampler last read it; read without signalling or waiting on anyone';
 
 --
--- memprobe_statements gains max_private_bytes: the most private memory the sampler saw while
--- the statement ran.  A view's function cannot change its result columns in place.
+-- memprobe_statements gains max_private_bytes (the most private memory the sampler saw while
+-- the statement ran) and the executions that ended in an error or a cancel (failed_calls and
+-- their memory).  A view's function cannot change its result columns in place.
 --
 DROP VIEW memprobe_statements;
 DROP FUNCTION memprobe_statements();
@@ -137,13 +138,16 @@ CREATE FUNCTION memprobe_statements(
     OUT node_peak_type text,
     OUT spilled_calls int8,
     OUT temp_bytes_written int8,
-    OUT max_private_bytes int8)
+    OUT max_private_bytes int8,
+    OUT failed_calls int8,
+    OUT failed_max_exec_mem_bytes int8,
+    OUT failed_max_private_bytes int8)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'memprobe_statements'
 LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
 
 COMMENT ON FUNCTION memprobe_statements() IS
-'one row per (userid, dbid, queryid, toplevel): executions, executor memory per execution (a lower bound of its peak), the largest node peak, spills, temp bytes written, and the most private memory the sampler saw';
+'one row per (userid, dbid, queryid, toplevel): executions, executor memory per execution (a lower bound of its peak), the largest node peak, spills, temp bytes written, the most private memory the sampler saw, and the executions that ended in an error or a cancel';
 
 CREATE VIEW memprobe_statements AS
     SELECT * FROM memprobe_statements();

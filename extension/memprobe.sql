@@ -77,13 +77,16 @@ CREATE FUNCTION memprobe_statements(
     OUT node_peak_type text,
     OUT spilled_calls int8,
     OUT temp_bytes_written int8,
-    OUT max_private_bytes int8)
+    OUT max_private_bytes int8,
+    OUT failed_calls int8,
+    OUT failed_max_exec_mem_bytes int8,
+    OUT failed_max_private_bytes int8)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'memprobe_statements'
 LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
 
 COMMENT ON FUNCTION memprobe_statements() IS
-'one row per (userid, dbid, queryid, toplevel): executions, executor memory per execution (a lower bound of its peak), the largest node peak, spills, temp bytes written, and the most private memory the sampler saw';
+'one row per (userid, dbid, queryid, toplevel): executions, executor memory per execution (a lower bound of its peak), the largest node peak, spills, temp bytes written, the most private memory the sampler saw, and the executions that ended in an error or a cancel';
 
 CREATE VIEW memprobe_statements AS
     SELECT * FROM memprobe_statements();

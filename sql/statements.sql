@@ -131,7 +131,9 @@ SELECT query, calls, toplevel FROM st_view WHERE query LIKE 'PREPARE st_prep%';
 DEALLOCATE st_prep;
 
 -- Errors and cancels leave the table consistent: other statements' calls unchanged, and the
--- nesting level reset, so a later top-level statement is still counted as top-level.
+-- nesting level reset, so a later top-level statement is still counted as top-level.  A
+-- top-level execution that fails is counted apart (failed_calls), not in calls; a nested one
+-- (track = all) is not counted.
 CREATE FUNCTION st_fail() RETURNS int8 LANGUAGE plpgsql AS $$
 DECLARE n int8;
 BEGIN
@@ -151,7 +153,7 @@ RESET memprobe.track;
 SELECT max(a) FROM st_small;
 SELECT calls = :sort_calls_before AS sort_calls_unchanged FROM st_view
  WHERE query = 'SELECT b FROM st_big ORDER BY b OFFSET 99999';
-SELECT query, calls, toplevel FROM st_view
+SELECT query, calls, failed_calls, toplevel FROM st_view
  WHERE query LIKE '%st_fail%' OR query LIKE '%pg_sleep%' OR query LIKE '%(a - 7)%'
     OR query LIKE '%max(a)%'
  ORDER BY query;

@@ -41,7 +41,8 @@ SELECT * FROM tf_same($$SELECT d.id, x.* FROM tf_docs d,
 -- 700 rows of ~1.1kB at work_mem 1MB: in memprobe's context and in memory with the setting on
 -- (read from inside the query); core's take 2kB each and spill
 CREATE VIEW tf_spills AS
-  SELECT temp_bytes_written > 0 AS wrote_temp FROM memprobe_statements WHERE query LIKE 'SELECT count(*), sum(length(v))%';
+  SELECT temp_bytes_written > 0 AS wrote_temp FROM memprobe_statements
+   WHERE query LIKE 'SELECT count(*), sum(length(v))%' AND calls > 0;
 SET work_mem = '1MB';
 SELECT memprobe_statements_reset() IS NOT NULL AS t;
 SELECT count(*), sum(length(v)),

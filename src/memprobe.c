@@ -38,6 +38,7 @@
 #include "report/backends.h"
 #include "shared/injection.h"
 #include "store/material.h"
+#include "report/guard.h"
 #include "report/sampler.h"
 #include "report/statements.h"
 #include "store/stores.h"
@@ -61,7 +62,7 @@ memprobe_shmem_startup(void)
 {
 	Size		statements = statements_shmem_size();
 	Size		backends = backends_shmem_size();
-	Size		sampler = sampler_shmem_size();
+	Size		sampler = add_size(sampler_shmem_size(), guard_shmem_size());
 
 	if (prev_shmem_startup)
 		prev_shmem_startup();
@@ -83,6 +84,7 @@ _PG_init(void)
 	statements_init();
 	backends_init();
 	sampler_init();
+	guard_init();
 	stores_init();
 	explain_storage_init();
 
@@ -96,6 +98,7 @@ _PG_init(void)
 	statements_install_hooks();
 	backends_install_hooks();
 	sampler_install_hooks();
+	guard_install_hooks();
 	stores_install_hooks();
 	explain_storage_install_hooks();
 

@@ -64,6 +64,7 @@
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
+#include "report/guard.h"
 #include "report/sampler.h"
 #include "shared/compat.h"
 
@@ -329,6 +330,8 @@ append_history(const ProcSample *row, TimestampTz now)
 	pg_atomic_write_u64(&shared->history_next, n + 1);
 }
 
+static void guard_sample(SampleSet *set);
+
 /*
  * sample_once
  *		Read every process's memory, attribute it to the statement running,
@@ -430,11 +433,43 @@ sample_once(void)
 	pg_write_barrier();
 	pg_atomic_write_u64(&shared->generation, gen + 1);
 
+	guard_sample(set);
+
 	/* forget processes that are gone */
 	hash_seq_init(&seq, proc_states);
 	while ((ps = hash_seq_search(&seq)) != NULL)
 		if (ps->seen != cycle)
 			hash_search(proc_states, &ps->pid, HASH_REMOVE, NULL);
+}
+
+/* Hand the sample to the guard (guard.c), which may cancel statements. */
+static void
+guard_sample(SampleSet *set)
+{
+	static GuardCandidate *candidates = NULL;
+
+	if (candidates == NULL)
+		candidates = MemoryContextAlloc(TopMemoryContext,
+										shared->nslots * sizeof(GuardCandidate));
+	for (int i = 0; i < set->nrows; i++)
+	{
+		ProcSample *row = &set->rows[i];
+		ProcState  *ps = hash_search(proc_states, &row->pid, HASH_FIND, NULL);
+		GuardCandidate *c = &candidates[i];
+
+		c->pid = row->pid;
+		c->procno = ps->procno;
+		c->leader_pid = row->leader_pid;
+		c->backend_type = row->backend_type;
+		c->state = row->state;
+		c->in_transaction = row->state == STATE_IDLEINTRANSACTION ||
+			row->state == STATE_IDLEINTRANSACTION_ABORTED;
+		c->queryid = row->queryid;
+		c->stmt_start = row->stmt_start;
+		c->private_bytes = row->private_bytes;
+		c->group_bytes = ps->group_bytes;
+	}
+	guard_after_sample(candidates, set->nrows);
 }
 
 /* Can this machine's /proc give a process's memory?  Logs once when not. */

@@ -56,6 +56,7 @@
 #include <unistd.h>
 
 #include "access/parallel.h"
+#include "access/xact.h"
 #include "catalog/pg_authid.h"
 #include "executor/executor.h"
 #include "executor/hashjoin.h"
@@ -80,6 +81,7 @@
 #include "utils/tuplesort.h"
 
 #include "report/backends.h"
+#include "report/guard.h"
 #include "report/sampler.h"
 #include "shared/compat.h"
 #include "store/material.h"
@@ -131,6 +133,9 @@ typedef struct StatementsEntry
 	int64		spills;			/* executions in which a node spilled */
 	int64		temp_bytes;
 	int64		private_max;	/* most private memory the sampler saw, or -1 */
+	int64		failed_calls;	/* executions that ended in an error or cancel */
+	int64		failed_mem_max;
+	int64		failed_private_max; /* or -1 */
 	double		usage;			/* for eviction */
 	int			text_len;		/* bytes in text, set once at creation */
 	char		text[FLEXIBLE_ARRAY_MEMBER];
@@ -174,10 +179,36 @@ typedef struct Execution
 	struct Execution *next;
 	int64		temp_blks_start;
 	int64		mem_peak;
+	Oid			userid;			/* as at its start: an error may leave another current */
+	bool		toplevel;		/* at its start: only those are counted when they fail */
+	bool		ended;			/* reached ExecutorEnd */
 	MemoryContextCallback callback;
 } Execution;
 
 static Execution *executions = NULL;
+
+/*
+ * Top-level executions that ended in an error or a cancel, noted when their
+ * executor context goes (execution_forget, during the abort) and added to
+ * their entries by the transaction's abort callback, which may take the
+ * lock.  The buffers are made at the first tracked execution, so that noting
+ * allocates nothing while the transaction aborts (perhaps for want of
+ * memory).
+ */
+typedef struct FailedExecution
+{
+	StatementsKey key;
+	int64		mem;
+	int64		private_peak;
+	int			text_len;
+	char	   *text;			/* memprobe.query_text_bytes + 1 */
+} FailedExecution;
+
+#define MAX_FAILED 4
+static FailedExecution *failed = NULL;
+static int	nfailed = 0;
+
+static int64 statement_private_peak(void);
 
 /* ------------------------------------------------------------------------
  * Per-node peaks: one function per node kind.
@@ -594,6 +625,7 @@ entry_alloc(StatementsKey *key, const char *text, int text_len)
 		SpinLockInit(&entry->mutex);
 		entry->node_kind = -1;
 		entry->private_max = -1;
+		entry->failed_private_max = -1;
 		entry->usage = 1.0;
 		memcpy(entry->text, text, text_len);
 		entry->text[text_len] = '\0';
@@ -678,10 +710,93 @@ store(QueryDesc *queryDesc, bool toplevel, int64 mem, NodePeakWalk *walk,
  * ------------------------------------------------------------------------
  */
 
+/* The buffers failed executions are noted in (see FailedExecution). */
+static void
+failed_buffers(void)
+{
+	FailedExecution *f = MemoryContextAllocZero(TopMemoryContext,
+												MAX_FAILED * sizeof(FailedExecution));
+
+	for (int i = 0; i < MAX_FAILED; i++)
+		f[i].text = MemoryContextAlloc(TopMemoryContext, statements_text_bytes + 1);
+	failed = f;
+}
+
+/*
+ * Note an execution whose context goes without its ExecutorEnd: it failed.
+ * Runs while the transaction aborts: reads and copies, allocates nothing.
+ * The QueryDesc and its source text outlive the executor context (they are
+ * in the portal's context or the message's).
+ */
+static void
+note_failed(Execution *e)
+{
+	FailedExecution *f = &failed[nfailed++];
+	const char *text;
+
+	memset(&f->key, 0, sizeof(f->key));
+	f->key.userid = e->userid;
+	f->key.dbid = MyDatabaseId;
+	f->key.queryid = e->query_desc->plannedstmt->queryId;
+	f->key.toplevel = true;
+	f->mem = e->mem_peak;
+	f->private_peak = statement_private_peak();
+	text = statement_text(e->query_desc, &f->text_len);
+	memcpy(f->text, text, f->text_len);
+	f->text[f->text_len] = '\0';
+}
+
+/* Add the failed executions noted to their entries (the abort callbacks). */
+static void
+store_failed(void)
+{
+	for (int i = 0; i < nfailed; i++)
+	{
+		FailedExecution *f = &failed[i];
+		StatementsEntry *entry;
+
+		LWLockAcquire(shared->lock, LW_SHARED);
+		entry = hash_search(hash, &f->key, HASH_FIND, NULL);
+		if (entry == NULL)
+		{
+			LWLockRelease(shared->lock);
+			LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+			entry = entry_alloc(&f->key, f->text, f->text_len);
+		}
+		SpinLockAcquire(&entry->mutex);
+		entry->usage += 1.0;
+		entry->failed_calls++;
+		entry->failed_mem_max = Max(entry->failed_mem_max, f->mem);
+		entry->failed_private_max = Max(entry->failed_private_max, f->private_peak);
+		SpinLockRelease(&entry->mutex);
+		LWLockRelease(shared->lock);
+	}
+	nfailed = 0;
+}
+
+static void
+statements_xact_callback(XactEvent event, void *arg)
+{
+	if (nfailed > 0 && shared != NULL &&
+		(event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT))
+		store_failed();
+}
+
+static void
+statements_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+							SubTransactionId parentSubid, void *arg)
+{
+	if (nfailed > 0 && shared != NULL && event == SUBXACT_EVENT_ABORT_SUB)
+		store_failed();
+}
+
 static void
 execution_forget(void *arg)
 {
 	Execution  *done = (Execution *) arg;
+
+	if (!done->ended && done->toplevel && failed != NULL && nfailed < MAX_FAILED)
+		note_failed(done);
 
 	for (Execution **p = &executions; *p != NULL; p = &(*p)->next)
 	{
@@ -725,9 +840,14 @@ statements_executor_start(QueryDesc *queryDesc, int eflags)
 		MemoryContext cxt = queryDesc->estate->es_query_cxt;
 		Execution  *e = MemoryContextAlloc(cxt, sizeof(Execution));
 
+		if (failed == NULL)
+			failed_buffers();
 		e->query_desc = queryDesc;
 		e->temp_blks_start = pgBufferUsage.temp_blks_written;
 		e->mem_peak = 0;
+		e->userid = GetUserId();
+		e->toplevel = nesting_level == 0;
+		e->ended = false;
 		e->callback.func = execution_forget;
 		e->callback.arg = e;
 		MemoryContextRegisterResetCallback(cxt, &e->callback);
@@ -737,9 +857,24 @@ statements_executor_start(QueryDesc *queryDesc, int eflags)
 	}
 }
 
+/*
+ * From the error handler of a hook that ran a statement: the guard's cancel
+ * becomes its out-of-memory error (guard.c); any error goes on up.  cxt is
+ * the memory context the hook was called in (not ErrorContext).
+ */
+static void
+statement_failed(MemoryContext cxt)
+{
+	guard_translate_cancel(cxt);
+	PG_RE_THROW();
+}
+
 static void
 statements_executor_run(COMPAT_EXECUTOR_RUN_PARAMS)
 {
+	MemoryContext cxt = CurrentMemoryContext;
+	Execution  *e;
+
 	nesting_level++;
 	PG_TRY();
 	{
@@ -748,24 +883,26 @@ statements_executor_run(COMPAT_EXECUTOR_RUN_PARAMS)
 		else
 			standard_ExecutorRun(COMPAT_EXECUTOR_RUN_ARGS);
 	}
-	PG_FINALLY();
+	PG_CATCH();
 	{
 		nesting_level--;
+		/* a failed execution's last sample (note_failed reads it) */
+		if (executions != NULL && (e = execution_find(queryDesc)) != NULL)
+			execution_sample(e);
+		statement_failed(cxt);
 	}
 	PG_END_TRY();
+	nesting_level--;
 
-	if (executions != NULL)
-	{
-		Execution  *e = execution_find(queryDesc);
-
-		if (e != NULL)
-			execution_sample(e);
-	}
+	if (executions != NULL && (e = execution_find(queryDesc)) != NULL)
+		execution_sample(e);
 }
 
 static void
 statements_executor_finish(QueryDesc *queryDesc)
 {
+	MemoryContext cxt = CurrentMemoryContext;
+
 	nesting_level++;
 	PG_TRY();
 	{
@@ -774,11 +911,13 @@ statements_executor_finish(QueryDesc *queryDesc)
 		else
 			standard_ExecutorFinish(queryDesc);
 	}
-	PG_FINALLY();
+	PG_CATCH();
 	{
 		nesting_level--;
+		statement_failed(cxt);
 	}
 	PG_END_TRY();
+	nesting_level--;
 	/* no sample here: ExecutorEnd takes one before anything is freed */
 }
 
@@ -814,6 +953,8 @@ statements_executor_end(QueryDesc *queryDesc)
 	int64		mem = 0;
 	int64		temp_blks_start = 0;
 
+	if (e != NULL)
+		e->ended = true;
 	if (e != NULL && !TRACKED(nesting_level))
 		e = NULL;
 	if (e != NULL)
@@ -879,6 +1020,7 @@ statements_process_utility(PlannedStmt *pstmt, const char *queryString,
 						   DestReceiver *dest, QueryCompletion *qc)
 {
 	Node	   *parsetree = pstmt->utilityStmt;
+	MemoryContext cxt = CurrentMemoryContext;
 
 	if (IsA(parsetree, ExecuteStmt) || IsA(parsetree, PrepareStmt) ||
 		IsA(parsetree, DeallocateStmt))
@@ -894,11 +1036,13 @@ statements_process_utility(PlannedStmt *pstmt, const char *queryString,
 		run_process_utility(pstmt, queryString, readOnlyTree, context,
 							params, queryEnv, dest, qc);
 	}
-	PG_FINALLY();
+	PG_CATCH();
 	{
 		nesting_level--;
+		statement_failed(cxt);
 	}
 	PG_END_TRY();
+	nesting_level--;
 
 	if (nesting_level == 0)
 		backends_statement_end(pstmt->queryId, -1);
@@ -923,7 +1067,7 @@ PG_FUNCTION_INFO_V1(memprobe_statements);
 PG_FUNCTION_INFO_V1(memprobe_statements_reset);
 PG_FUNCTION_INFO_V1(memprobe_statements_info);
 
-#define STATEMENTS_COLS 14
+#define STATEMENTS_COLS 17
 
 /*
  * memprobe_statements
@@ -943,9 +1087,9 @@ memprobe_statements(PG_FUNCTION_ARGS)
 
 	require_preloaded();
 	InitMaterializedSRF(fcinfo, 0);
-	/* 0.2's definition lacks the last column (max_private_bytes) */
+	/* 0.2's definition lacks the last four columns (max_private_bytes, failed_*) */
 	if (rsinfo->setDesc->natts != STATEMENTS_COLS &&
-		rsinfo->setDesc->natts != STATEMENTS_COLS - 1)
+		rsinfo->setDesc->natts != STATEMENTS_COLS - 4)
 		elog(ERROR, "memprobe_statements() declared with %d columns; this library gives %d",
 			 rsinfo->setDesc->natts, STATEMENTS_COLS);
 
@@ -994,6 +1138,12 @@ memprobe_statements(PG_FUNCTION_ARGS)
 		values[i++] = Int64GetDatum(c.temp_bytes);
 		if (c.private_max >= 0)
 			values[i++] = Int64GetDatum(c.private_max);
+		else
+			nulls[i++] = true;
+		values[i++] = Int64GetDatum(c.failed_calls);
+		values[i++] = Int64GetDatum(c.failed_mem_max);
+		if (c.failed_private_max >= 0)
+			values[i++] = Int64GetDatum(c.failed_private_max);
 		else
 			nulls[i++] = true;
 		Assert(i == STATEMENTS_COLS);
@@ -1130,4 +1280,6 @@ statements_install_hooks(void)
 	ExecutorEnd_hook = statements_executor_end;
 	prev_process_utility = ProcessUtility_hook;
 	ProcessUtility_hook = statements_process_utility;
+	RegisterXactCallback(statements_xact_callback, NULL);
+	RegisterSubXactCallback(statements_subxact_callback, NULL);
 }

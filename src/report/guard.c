@@ -1,0 +1,590 @@
+/*-------------------------------------------------------------------------
+ *
+ * guard.c
+ *	  The memory guard: after each sample (sampler.c) it cancels the running
+ *	  statement of a process whose private memory passed
+ *	  memprobe.backend_memory_limit, and, when the memory the kernel still
+ *	  gives the server falls below memprobe.min_available_memory, the
+ *	  statement of the process holding the most, one at a time, so that a
+ *	  runaway statement fails with "out of memory" before the kernel's OOM
+ *	  killer kills a backend and the postmaster restarts every session.
+ *
+ * Only client backends' and parallel workers' statements are cancelled (a
+ * worker's cancel fails its leader's query); autovacuum, background workers
+ * and auxiliary processes are reported by the sampler, never touched.
+ *
+ * How a statement is cancelled: the sampler writes the reason and figures
+ * into the process's slot here (by PGPROC number, under a change counter),
+ * then sends it SIGINT, as pg_cancel_backend() does.  The process fails
+ * with core's query cancel; memprobe's executor and utility hooks catch it
+ * (guard_translate_cancel) and, when the slot names the statement that
+ * was running, raise in its place ERRCODE_OUT_OF_MEMORY (53200) with the
+ * guard's message, so that clients, logs and PL/pgSQL handlers see what
+ * happened.  A cancel that arrives outside those hooks (while planning, say)
+ * stays core's "canceling statement due to user request"; the server log
+ * has the guard's LOG line either way.
+ *
+ * "The memory the kernel still gives": when the postmaster runs in a memory
+ * cgroup with a limit (cgroup v2 memory.max, v1 memory.limit_in_bytes, on
+ * its own cgroup or an ancestor), the smallest over those cgroups of the
+ * limit minus the working set (usage less the inactive file cache from
+ * memory.stat, as container runtimes compute it: the kernel reclaims that
+ * cache before it kills); otherwise MemAvailable from /proc/meminfo.
+ *
+ * What it cannot catch: memory that grows by more than the headroom between
+ * two samples (one allocation of 900MB), memory of processes outside
+ * PostgreSQL, and a process idle in a transaction (it has no statement to
+ * cancel: the guard logs it once and goes on to the next).
+ *
+ * Copyright (c) 2026, The memprobe Developers
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <signal.h>
+
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "port/atomics.h"
+#include "storage/ipc.h"
+#include "storage/proc.h"
+#include "storage/shmem.h"
+#include "utils/backend_status.h"
+#include "utils/guc.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
+
+#include "report/guard.h"
+#include "shared/compat.h"
+
+/* memprobe.backend_memory_limit, memprobe.min_available_memory (kB; 0: off) */
+static int	backend_limit_kb = 0;
+static int	min_available_kb = 0;
+
+typedef enum GuardReason
+{
+	GUARD_BACKEND_LIMIT,
+	GUARD_MIN_AVAILABLE,
+	GUARD_REASONS
+} GuardReason;
+
+/* Why the guard cancelled a process's statement (by PGPROC number). */
+typedef struct GuardSlot
+{
+	pg_atomic_uint32 changecount;	/* odd while the sampler writes it */
+	int			pid;
+	TimestampTz stmt_start;		/* the statement cancelled */
+	int			reason;			/* GuardReason */
+	int64		figure;			/* the process's memory, or the available memory */
+	int64		limit;			/* the setting's value, bytes */
+	int64		held;			/* the process's memory (GUARD_MIN_AVAILABLE) */
+} GuardSlot;
+
+typedef struct GuardShared
+{
+	int			nslots;
+	pg_atomic_uint64 cancels[GUARD_REASONS];
+	GuardSlot	slots[FLEXIBLE_ARRAY_MEMBER];
+} GuardShared;
+
+static GuardShared *shared = NULL;
+
+static shmem_request_hook_type prev_shmem_request = NULL;
+static shmem_startup_hook_type prev_shmem_startup = NULL;
+
+/* ------------------------------------------------------------------------
+ * Shared memory.
+ * ------------------------------------------------------------------------
+ */
+
+static int
+slot_count(void)
+{
+	return MaxBackends + NUM_AUXILIARY_PROCS;
+}
+
+Size
+guard_shmem_size(void)
+{
+	return add_size(offsetof(GuardShared, slots), mul_size(slot_count(), sizeof(GuardSlot)));
+}
+
+static void
+guard_shmem_request(void)
+{
+	if (prev_shmem_request)
+		prev_shmem_request();
+	RequestAddinShmemSpace(guard_shmem_size());
+}
+
+static void
+guard_shmem_startup(void)
+{
+	bool		found;
+
+	if (prev_shmem_startup)
+		prev_shmem_startup();
+
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	shared = ShmemInitStruct("memprobe_guard", guard_shmem_size(), &found);
+	if (!found)
+	{
+		memset(shared, 0, guard_shmem_size());
+		shared->nslots = slot_count();
+		for (int r = 0; r < GUARD_REASONS; r++)
+			pg_atomic_init_u64(&shared->cancels[r], 0);
+		for (int i = 0; i < shared->nslots; i++)
+			pg_atomic_init_u32(&shared->slots[i].changecount, 0);
+	}
+	LWLockRelease(AddinShmemInitLock);
+}
+
+/* ------------------------------------------------------------------------
+ * Sizes as the messages show them: "2.1 GB", "512 MB", "900 kB".
+ * ------------------------------------------------------------------------
+ */
+
+static char *
+size_text(int64 bytes)
+{
+	if (bytes >= INT64CONST(1024) * 1024 * 1024)
+		return psprintf("%.1f GB", (double) bytes / (1024.0 * 1024 * 1024));
+	if (bytes >= 1024 * 1024)
+		return psprintf("%.0f MB", (double) bytes / (1024.0 * 1024));
+	return psprintf("%.0f kB", (double) bytes / 1024.0);
+}
+
+/* ------------------------------------------------------------------------
+ * Available memory.
+ * ------------------------------------------------------------------------
+ */
+
+/* The first number in file path (after key, if given), or -1. */
+static int64
+read_number(const char *path, const char *key)
+{
+	FILE	   *f = AllocateFile(path, "r");
+	char		line[256];
+	int64		value = -1;
+	size_t		keylen = key ? strlen(key) : 0;
+
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL)
+	{
+		char	   *p = line;
+
+		if (key != NULL)
+		{
+			if (strncmp(line, key, keylen) != 0 || (line[keylen] != ' ' && line[keylen] != ':'))
+				continue;
+			p = line + keylen + 1;
+		}
+		if (strncmp(p, "max", 3) == 0)
+			value = PG_INT64_MAX;	/* cgroup v2: no limit */
+		else
+			value = strtoi64(p, NULL, 10);
+		break;
+	}
+	FreeFile(f);
+	return value;
+}
+
+/*
+ * The postmaster's memory cgroup directory (v1's memory hierarchy if there
+ * is one, else v2's) into dir, and whether it is v2; false if none.
+ */
+static bool
+postmaster_cgroup(char *dir, size_t len, bool *v2)
+{
+	char		path[64];
+	char		line[MAXPGPATH];
+	FILE	   *f;
+	bool		found = false;
+
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int) PostmasterPid);
+	if ((f = AllocateFile(path, "r")) == NULL)
+		return false;
+	while (fgets(line, sizeof(line), f) != NULL)
+	{
+		char	   *controllers = strchr(line, ':');
+		char	   *cgpath = controllers ? strchr(controllers + 1, ':') : NULL;
+
+		if (cgpath == NULL)
+			continue;
+		*cgpath++ = '\0';
+		cgpath[strcspn(cgpath, "\n")] = '\0';
+		controllers++;
+		if (strstr(controllers, "memory") != NULL)
+		{
+			snprintf(dir, len, "/sys/fs/cgroup/memory%s", cgpath);
+			*v2 = false;
+			found = true;
+			break;
+		}
+		if (controllers[0] == '\0' && strncmp(line, "0", 1) == 0)
+		{
+			snprintf(dir, len, "/sys/fs/cgroup%s", cgpath);
+			*v2 = true;
+			found = true;		/* keep looking for a v1 memory line */
+		}
+	}
+	FreeFile(f);
+	/* "/sys/fs/cgroup/" and "/sys/fs/cgroup/memory/": drop the trailing slash */
+	if (found && dir[strlen(dir) - 1] == '/')
+		dir[strlen(dir) - 1] = '\0';
+	return found;
+}
+
+/*
+ * The memory the kernel still gives the server, in bytes, and where the
+ * figure comes from; -1 if it cannot be known.
+ */
+static int64
+available_memory(const char **source)
+{
+	char		dir[MAXPGPATH];
+	char		path[MAXPGPATH + 32];
+	bool		v2;
+	int64		best = -1;
+
+	if (postmaster_cgroup(dir, sizeof(dir), &v2))
+	{
+		const char *root = v2 ? "/sys/fs/cgroup" : "/sys/fs/cgroup/memory";
+
+		for (;;)
+		{
+			int64		limit,
+						usage,
+						inactive;
+
+			snprintf(path, sizeof(path), "%s/%s", dir, v2 ? "memory.max" : "memory.limit_in_bytes");
+			limit = read_number(path, NULL);
+			/* v1 says "no limit" with a page-rounded PG_INT64_MAX */
+			if (limit > 0 && limit < (INT64CONST(1) << 60))
+			{
+				snprintf(path, sizeof(path), "%s/%s", dir, v2 ? "memory.current" : "memory.usage_in_bytes");
+				usage = read_number(path, NULL);
+				snprintf(path, sizeof(path), "%s/memory.stat", dir);
+				inactive = read_number(path, v2 ? "inactive_file" : "total_inactive_file");
+				if (usage >= 0)
+				{
+					int64		avail = limit - (usage - Max(inactive, 0));
+
+					if (best < 0 || avail < best)
+					{
+						best = avail;
+						*source = v2 ? "the memory cgroup's memory.max less its working set" :
+							"the memory cgroup's memory.limit_in_bytes less its working set";
+					}
+				}
+			}
+			if (strlen(dir) <= strlen(root))
+				break;
+			*strrchr(dir, '/') = '\0';
+		}
+	}
+	if (best < 0)
+	{
+		int64		kb = read_number("/proc/meminfo", "MemAvailable");
+
+		if (kb >= 0)
+		{
+			best = kb * 1024;
+			*source = "MemAvailable in /proc/meminfo";
+		}
+	}
+	return Max(best, -1);
+}
+
+/* ------------------------------------------------------------------------
+ * Deciding, in the sampler.
+ * ------------------------------------------------------------------------
+ */
+
+/* the sampler's memory of what it did, per process */
+typedef struct GuardState
+{
+	int			pid;			/* hash key */
+	TimestampTz cancelled_stmt;	/* the statement last cancelled */
+	bool		warned_idle;	/* logged as idle in a transaction, above the limit */
+} GuardState;
+
+static HTAB *guard_states = NULL;
+
+/* the last statement cancelled for min_available_memory, until it ends */
+static int	pending_pid = 0;
+static TimestampTz pending_stmt = 0;
+
+static GuardState *
+guard_state(int pid)
+{
+	bool		found;
+	GuardState *gs;
+
+	if (guard_states == NULL)
+	{
+		HASHCTL		info;
+
+		info.keysize = sizeof(int);
+		info.entrysize = sizeof(GuardState);
+		info.hcxt = TopMemoryContext;
+		guard_states = hash_create("memprobe guard processes", 64, &info,
+								   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+	gs = hash_search(guard_states, &pid, HASH_ENTER, &found);
+	if (!found)
+	{
+		gs->cancelled_stmt = 0;
+		gs->warned_idle = false;
+	}
+	return gs;
+}
+
+static bool
+cancellable_type(const GuardCandidate *c)
+{
+	return c->backend_type == B_BACKEND ||
+		(c->backend_type == B_BG_WORKER && c->leader_pid != 0);
+}
+
+/*
+ * Cancel c's running statement: say why in its slot, then send SIGINT, if
+ * the process in that PGPROC is still c's.
+ */
+static void
+cancel_statement(const GuardCandidate *c, GuardReason reason, int64 figure, int64 limit)
+{
+	GuardSlot  *slot = &shared->slots[c->procno];
+	GuardState *gs = guard_state(c->pid);
+
+	if (gs->cancelled_stmt == c->stmt_start)
+		return;					/* sent already; it is on its way out */
+	if (ProcGlobal->allProcs[c->procno].pid != c->pid)
+		return;
+
+	pg_atomic_fetch_add_u32(&slot->changecount, 1);
+	pg_write_barrier();
+	slot->pid = c->pid;
+	slot->stmt_start = c->stmt_start;
+	slot->reason = reason;
+	slot->figure = figure;
+	slot->limit = limit;
+	slot->held = c->group_bytes;
+	pg_write_barrier();
+	pg_atomic_fetch_add_u32(&slot->changecount, 1);
+
+	gs->cancelled_stmt = c->stmt_start;
+	pg_atomic_fetch_add_u64(&shared->cancels[reason], 1);
+	if (reason == GUARD_BACKEND_LIMIT)
+		ereport(LOG,
+				errmsg("memprobe: canceling the statement of process %d (query id %lld) because its memory %s exceeded memprobe.backend_memory_limit (%s)",
+					   c->pid, (long long) c->queryid, size_text(figure), size_text(limit)));
+	else
+		ereport(LOG,
+				errmsg("memprobe: canceling the statement of process %d (query id %lld), which held the most memory (%s), because the server's available memory %s fell below memprobe.min_available_memory (%s)",
+					   c->pid, (long long) c->queryid, size_text(c->group_bytes),
+					   size_text(figure), size_text(limit)));
+	if (kill(c->pid, SIGINT) != 0)
+		ereport(LOG,
+				errmsg("memprobe: could not send a cancel to process %d: %m", c->pid));
+}
+
+static void forget_states(GuardCandidate *candidates, int n);
+
+static void
+warn_idle_once(const GuardCandidate *c, const char *why)
+{
+	GuardState *gs = guard_state(c->pid);
+
+	if (gs->warned_idle)
+		return;
+	gs->warned_idle = true;
+	ereport(LOG,
+			errmsg("memprobe: process %d holds %s and is idle in a transaction, so the guard cannot cancel a statement of it (%s)",
+				   c->pid, size_text(c->private_bytes), why),
+			errhint("End the transaction, or terminate the process with pg_terminate_backend()."));
+}
+
+void
+guard_after_sample(GuardCandidate *candidates, int n)
+{
+	int64		limit = (int64) backend_limit_kb * 1024;
+	int64		min_avail = (int64) min_available_kb * 1024;
+
+	if (shared == NULL)
+		return;
+	forget_states(candidates, n);
+	if (limit == 0 && min_avail == 0)
+		return;
+
+	if (limit > 0)
+	{
+		for (int i = 0; i < n; i++)
+		{
+			GuardCandidate *c = &candidates[i];
+
+			if (!cancellable_type(c) || c->private_bytes <= limit)
+				continue;
+			if (c->stmt_start != 0 && c->state == STATE_RUNNING)
+				cancel_statement(c, GUARD_BACKEND_LIMIT, c->private_bytes, limit);
+			else if (c->in_transaction)
+				warn_idle_once(c, "memprobe.backend_memory_limit");
+		}
+	}
+
+	if (min_avail > 0)
+	{
+		const char *source = NULL;
+		int64		avail = available_memory(&source);
+		GuardCandidate *largest = NULL;
+
+		if (avail < 0 || avail >= min_avail)
+			return;
+
+		/* one at a time: while the last one cancelled still runs, wait for it */
+		for (int i = 0; i < n && pending_pid != 0; i++)
+			if (candidates[i].pid == pending_pid && candidates[i].stmt_start == pending_stmt)
+				return;
+		pending_pid = 0;
+
+		for (int i = 0; i < n; i++)
+		{
+			GuardCandidate *c = &candidates[i];
+
+			/* a parallel query counts as one, its leader's, with its workers' memory */
+			if (c->backend_type != B_BACKEND)
+				continue;
+			if (c->stmt_start == 0 || c->state != STATE_RUNNING)
+			{
+				if (c->in_transaction && c->private_bytes > min_avail)
+					warn_idle_once(c, "memprobe.min_available_memory");
+				continue;
+			}
+			if (largest == NULL || c->group_bytes > largest->group_bytes)
+				largest = c;
+		}
+		if (largest != NULL)
+		{
+			cancel_statement(largest, GUARD_MIN_AVAILABLE, avail, min_avail);
+			pending_pid = largest->pid;
+			pending_stmt = largest->stmt_start;
+		}
+	}
+}
+
+/*
+ * Forget the processes that are gone, and the idle warning of a process that
+ * runs a statement again (a later idle spell is logged again).
+ */
+static void
+forget_states(GuardCandidate *candidates, int n)
+{
+	HASH_SEQ_STATUS seq;
+	GuardState *gs;
+
+	if (guard_states == NULL || hash_get_num_entries(guard_states) == 0)
+		return;
+	hash_seq_init(&seq, guard_states);
+	while ((gs = hash_seq_search(&seq)) != NULL)
+	{
+		const GuardCandidate *c = NULL;
+
+		for (int i = 0; i < n && c == NULL; i++)
+			if (candidates[i].pid == gs->pid)
+				c = &candidates[i];
+		if (c == NULL)
+			hash_search(guard_states, &gs->pid, HASH_REMOVE, NULL);
+		else if (c->state == STATE_RUNNING)
+			gs->warned_idle = false;
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * Failing, in the cancelled process.
+ * ------------------------------------------------------------------------
+ */
+
+void
+guard_translate_cancel(MemoryContext cxt)
+{
+	MemoryContext at_error;
+	int			procno = compat_my_proc_number();
+	GuardSlot  *slot;
+	GuardSlot	copy;
+	bool		read = false;
+	ErrorData  *edata;
+
+	if (shared == NULL || MyBEEntry == NULL || procno < 0 || procno >= shared->nslots)
+		return;
+	slot = &shared->slots[procno];
+	for (int tries = 0; tries < 100 && !read; tries++)
+	{
+		uint32		before = pg_atomic_read_u32(&slot->changecount);
+
+		pg_read_barrier();
+		memcpy(&copy, slot, sizeof(copy));
+		pg_read_barrier();
+		read = (before & 1) == 0 && before == pg_atomic_read_u32(&slot->changecount);
+	}
+	if (!read || copy.pid != MyProcPid ||
+		copy.stmt_start != MyBEEntry->st_activity_start_timestamp)
+		return;
+
+	/* the cancel of the statement the guard meant: which error is this? */
+	at_error = MemoryContextSwitchTo(cxt);
+	edata = CopyErrorData();
+	if (edata->sqlerrcode != ERRCODE_QUERY_CANCELED)
+	{
+		FreeErrorData(edata);
+		MemoryContextSwitchTo(at_error);
+		return;
+	}
+	FreeErrorData(edata);
+	FlushErrorState();
+
+	if (copy.reason == GUARD_BACKEND_LIMIT)
+		ereport(ERROR,
+				errcode(ERRCODE_OUT_OF_MEMORY),
+				errmsg("canceling statement because backend memory %s exceeded memprobe.backend_memory_limit (%s)",
+					   size_text(copy.figure), size_text(copy.limit)),
+				errdetail("memprobe's memory guard cancelled the statement; the session can go on."));
+	ereport(ERROR,
+			errcode(ERRCODE_OUT_OF_MEMORY),
+			errmsg("canceling statement because the server's available memory %s fell below memprobe.min_available_memory (%s)",
+				   size_text(copy.figure), size_text(copy.limit)),
+			errdetail("This process held the most memory, %s; memprobe's memory guard cancelled its statement so that the server would not run out.",
+					  size_text(copy.held)));
+}
+
+/* ------------------------------------------------------------------------
+ * Setup.
+ * ------------------------------------------------------------------------
+ */
+
+void
+guard_init(void)
+{
+	DefineCustomIntVariable("memprobe.backend_memory_limit",
+							"Private memory past which a process's running statement is cancelled.",
+							"Client backends and parallel workers only; checked at each sample of "
+							"memprobe.sample_interval.  0 turns it off.",
+							&backend_limit_kb, 0, 0, INT_MAX,
+							PGC_SIGHUP, GUC_UNIT_KB, NULL, NULL, NULL);
+	DefineCustomIntVariable("memprobe.min_available_memory",
+							"Memory left to the server below which the largest running statement is cancelled.",
+							"The memory cgroup's limit less its working set, or MemAvailable; one "
+							"statement at a time, checked at each sample.  0 turns it off.",
+							&min_available_kb, 0, 0, INT_MAX,
+							PGC_SIGHUP, GUC_UNIT_KB, NULL, NULL, NULL);
+}
+
+void
+guard_install_hooks(void)
+{
+	prev_shmem_request = shmem_request_hook;
+	shmem_request_hook = guard_shmem_request;
+	prev_shmem_startup = shmem_startup_hook;
+	shmem_startup_hook = guard_shmem_startup;
+}
