@@ -32,6 +32,7 @@ OBJS = \
 	src/report/backends.o \
 	src/report/sampler.o \
 	src/report/guard.o \
+	src/report/last_samples.o \
 	src/report/alloc_bench.o
 
 # One install script source for the current version (extension/memprobe.sql); older versions'

@@ -158,3 +158,32 @@ COMMENT ON VIEW memprobe_statements IS
 -- As pg_stat_statements: everyone may read (other roles' query texts are hidden), only superusers reset.
 GRANT SELECT ON memprobe_statements TO PUBLIC;
 
+
+--
+-- What ran before a crash restart.
+--
+CREATE FUNCTION memprobe_before_restart(
+    OUT sampled_at timestamptz,
+    OUT pid int4,
+    OUT backend_type text,
+    OUT queryid int8,
+    OUT private_bytes int8,
+    OUT query text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'memprobe_before_restart'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION memprobe_before_restart() IS
+'the largest processes at the sampler''s last sample before the server restarted after a crash (none after a clean start)';
+
+CREATE VIEW memprobe_before_restart AS
+    SELECT * FROM memprobe_before_restart();
+
+COMMENT ON VIEW memprobe_before_restart IS
+'what ran before the last crash restart: the largest processes at the last sample, with their query ids, queries and private memory';
+
+REVOKE ALL ON FUNCTION memprobe_before_restart() FROM PUBLIC;
+REVOKE ALL ON memprobe_before_restart FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION memprobe_before_restart() TO pg_read_all_stats;
+GRANT SELECT ON memprobe_before_restart TO pg_read_all_stats;
+

@@ -190,6 +190,31 @@ REVOKE ALL ON memprobe_history FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION memprobe_history() TO pg_read_all_stats;
 GRANT SELECT ON memprobe_history TO pg_read_all_stats;
 
+CREATE FUNCTION memprobe_before_restart(
+    OUT sampled_at timestamptz,
+    OUT pid int4,
+    OUT backend_type text,
+    OUT queryid int8,
+    OUT private_bytes int8,
+    OUT query text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'memprobe_before_restart'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION memprobe_before_restart() IS
+'the largest processes at the sampler''s last sample before the server restarted after a crash (none after a clean start)';
+
+CREATE VIEW memprobe_before_restart AS
+    SELECT * FROM memprobe_before_restart();
+
+COMMENT ON VIEW memprobe_before_restart IS
+'what ran before the last crash restart: the largest processes at the last sample, with their query ids, queries and private memory';
+
+REVOKE ALL ON FUNCTION memprobe_before_restart() FROM PUBLIC;
+REVOKE ALL ON memprobe_before_restart FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION memprobe_before_restart() TO pg_read_all_stats;
+GRANT SELECT ON memprobe_before_restart TO pg_read_all_stats;
+
 CREATE VIEW memprobe_backends AS
     SELECT a.pid,
            a.backend_type,

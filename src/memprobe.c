@@ -39,6 +39,7 @@
 #include "shared/injection.h"
 #include "store/material.h"
 #include "report/guard.h"
+#include "report/last_samples.h"
 #include "report/sampler.h"
 #include "report/statements.h"
 #include "store/stores.h"
@@ -62,7 +63,8 @@ memprobe_shmem_startup(void)
 {
 	Size		statements = statements_shmem_size();
 	Size		backends = backends_shmem_size();
-	Size		sampler = add_size(sampler_shmem_size(), guard_shmem_size());
+	Size		sampler = add_size(add_size(sampler_shmem_size(), guard_shmem_size()),
+									   last_samples_shmem_size());
 
 	if (prev_shmem_startup)
 		prev_shmem_startup();
@@ -99,6 +101,7 @@ _PG_init(void)
 	backends_install_hooks();
 	sampler_install_hooks();
 	guard_install_hooks();
+	last_samples_install_hooks();
 	stores_install_hooks();
 	explain_storage_install_hooks();
 

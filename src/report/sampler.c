@@ -65,6 +65,7 @@
 #include "utils/timestamp.h"
 
 #include "report/guard.h"
+#include "report/last_samples.h"
 #include "report/sampler.h"
 #include "shared/compat.h"
 
@@ -235,6 +236,7 @@ typedef struct ProcState
 
 static HTAB *proc_states = NULL;
 static uint64 cycle = 0;
+static const char **activities = NULL;	/* this sample's query texts, by row */
 static bool proc_readable = true;
 
 /*
@@ -331,6 +333,7 @@ append_history(const ProcSample *row, TimestampTz now)
 }
 
 static void guard_sample(SampleSet *set);
+static void save_largest(SampleSet *set);
 
 /*
  * sample_once
@@ -380,6 +383,7 @@ sample_once(void)
 		ps->max_private = Max(ps->max_private, bytes);
 		ps->group_bytes = bytes;
 
+		activities[n] = be->st_activity_raw;
 		row = &set->rows[n++];
 		row->pid = be->st_procpid;
 		row->leader_pid = ps->leader_pid;
@@ -434,6 +438,7 @@ sample_once(void)
 	pg_atomic_write_u64(&shared->generation, gen + 1);
 
 	guard_sample(set);
+	save_largest(set);
 
 	/* forget processes that are gone */
 	hash_seq_init(&seq, proc_states);
@@ -472,6 +477,44 @@ guard_sample(SampleSet *set)
 	guard_after_sample(candidates, set->nrows);
 }
 
+/* Keep the largest processes of this sample where a crash leaves them (last_samples.c). */
+static void
+save_largest(SampleSet *set)
+{
+	LastSample	largest[LAST_SAMPLES];
+	int			chosen[LAST_SAMPLES];
+	int			n = 0;
+
+	for (; n < LAST_SAMPLES && n < set->nrows; n++)
+	{
+		int			best = -1;
+
+		for (int i = 0; i < set->nrows; i++)
+		{
+			bool		already = false;
+
+			for (int k = 0; k < n; k++)
+				already |= chosen[k] == i;
+			if (!already && (best < 0 || set->rows[i].private_bytes > set->rows[best].private_bytes))
+				best = i;
+		}
+		chosen[n] = best;
+	}
+	for (int k = 0; k < n; k++)
+	{
+		ProcSample *row = &set->rows[chosen[k]];
+		const char *query = activities[chosen[k]];
+
+		largest[k].sampled_at = set->sampled_at;
+		largest[k].pid = row->pid;
+		largest[k].backend_type = row->backend_type;
+		largest[k].queryid = row->queryid;
+		largest[k].private_bytes = row->private_bytes;
+		strlcpy(largest[k].query, query ? query : "", sizeof(largest[k].query));
+	}
+	last_samples_save(largest, n);
+}
+
 /* Can this machine's /proc give a process's memory?  Logs once when not. */
 static bool
 proc_available(void)
@@ -501,6 +544,8 @@ memprobe_sampler_main(Datum main_arg)
 	proc_states = hash_create("memprobe sampler processes", 256, &info,
 							  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	proc_readable = proc_available();
+	activities = MemoryContextAllocZero(TopMemoryContext, shared->nslots * sizeof(char *));
+	last_samples_recover();
 
 	while (!ShutdownRequestPending)
 	{
@@ -533,6 +578,8 @@ memprobe_sampler_main(Datum main_arg)
 			ProcessConfigFile(PGC_SIGHUP);
 		}
 	}
+	/* a clean shutdown (a crash ends the sampler with SIGQUIT, before this) */
+	last_samples_forget();
 	/* 1: the postmaster starts it again if anything but shutdown stopped it */
 	proc_exit(1);
 }

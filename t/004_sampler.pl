@@ -1,0 +1,144 @@
+# The sampler, live, and what it leaves after a crash.
+#
+#   - live: while a statement grows to ~500MB over ~10 s, another session sees the growth in
+#     memprobe_backends (private_bytes rising, sampled within two intervals of now), and once it
+#     ends memprobe_statements has the most the sampler saw under the statement's query id;
+#   - readers never wait on the sampler: with the sampler stopped (SIGSTOP) memprobe_backends,
+#     memprobe_samples and memprobe_history still return at once;
+#   - after a crash (kill -9 of a backend holding ~300MB mid-statement, as the OOM killer would)
+#     the server restarts, logs one line naming that pid, its query id and memory, and
+#     memprobe_before_restart shows it; a clean restart afterwards shows nothing.
+#
+# Works with the PostgreSQL::Test modules of 15, 17 and 18.
+#
+# Copyright (c) 2026, The memprobe Developers; the PostgreSQL License (LICENSE)
+
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use Time::HiRes qw(usleep);
+
+my $interval_ms = 200;
+my $node = PostgreSQL::Test::Cluster->new('sampler');
+$node->init;
+$node->append_conf(
+	'postgresql.conf', qq{
+shared_preload_libraries = 'memprobe'
+memprobe.sample_interval = ${interval_ms}ms
+max_parallel_workers_per_gather = 0
+restart_after_crash = on
+});
+$node->start;
+$node->safe_psql(
+	'postgres', q{
+CREATE EXTENSION memprobe;
+-- grows by ~50MB a second for steps seconds
+CREATE FUNCTION grow(steps int) RETURNS int LANGUAGE plpgsql AS $$
+DECLARE
+  a text[] := '{}';
+BEGIN
+  FOR i IN 1..steps LOOP
+    a := a || array_fill(repeat('x', 1000), ARRAY[25000]);
+    PERFORM pg_sleep(1);
+  END LOOP;
+  RETURN array_length(a, 1);
+END $$;
+-- holds mb megabytes for secs seconds
+CREATE FUNCTION hold(mb int, secs float8) RETURNS int LANGUAGE plpgsql AS $$
+DECLARE
+  a text[];
+BEGIN
+  a := array_fill(repeat('x', 1000), ARRAY[mb * 1000]);
+  PERFORM pg_sleep(secs);
+  RETURN array_length(a, 1);
+END $$;
+});
+
+# --- live
+
+my $grower = $node->background_psql('postgres');
+my $grower_pid = $grower->query_safe('SELECT pg_backend_pid()');
+$grower->query_until(qr/started/, "\\echo started\nSELECT grow(10);\n");
+
+my @seen;
+my $late = 0;
+for (my $i = 0; $i < 60; $i++)
+{
+	my ($bytes, $age_ms) = split /\|/,
+	  $node->safe_psql('postgres',
+		"SELECT coalesce(private_bytes, 0), coalesce(extract(epoch FROM now() - sampled_at) * 1000, 0)::int
+		   FROM memprobe_backends WHERE pid = $grower_pid");
+	last if !defined $bytes || $bytes eq '';
+	push @seen, $bytes;
+	$late++ if $age_ms > 2 * $interval_ms;
+	last if $node->safe_psql('postgres',
+		"SELECT state FROM pg_stat_activity WHERE pid = $grower_pid") ne 'active';
+	usleep(250_000);
+}
+$grower->quit;
+my $rises = 0;
+$rises++ for grep { $seen[$_] > $seen[ $_ - 1 ] + 20_000_000 } 1 .. $#seen;
+my $most = 0;
+$most = $_ > $most ? $_ : $most for @seen;
+note sprintf "memprobe_backends.private_bytes, every 0.25 s: %s",
+  join(' ', map { int($_ / 1_000_000) . 'MB' } @seen);
+ok($rises >= 5, "another session sees the statement grow ($rises rises of 20MB or more)");
+ok($most > 400_000_000, "to over 400MB (" . int($most / 1_000_000) . "MB)");
+is($late, 0, "every reading was sampled within two intervals ($interval_ms ms each)");
+is( $node->safe_psql('postgres',
+		"SELECT max_private_bytes > 400000000 FROM memprobe_statements WHERE query = 'SELECT grow(10);'"),
+	't',
+	'memprobe_statements keeps the most the sampler saw, under the statement\'s query id');
+
+# --- readers never wait on the sampler
+
+my $sampler_pid = `pgrep -f 'postgres: memprobe sampler' -P \$(head -1 ${\ $node->data_dir}/postmaster.pid)`;
+chomp $sampler_pid;
+ok($sampler_pid =~ /^\d+$/, "the sampler runs (pid $sampler_pid)");
+kill 'STOP', $sampler_pid;
+my ($ret, $out, $err) = $node->psql('postgres',
+	q{SET statement_timeout = '5s';
+	  SELECT count(*) > 0 FROM memprobe_backends;
+	  SELECT count(*) > 0 FROM memprobe_samples();
+	  SELECT count(*) >= 0 FROM memprobe_history;});
+kill 'CONT', $sampler_pid;
+is($ret, 0, 'with the sampler stopped, the views still return') or note $err;
+is($out, "t\nt\nt", 'and have rows');
+
+# --- after a crash
+
+my $victim = $node->background_psql('postgres', on_error_stop => 0);
+my $victim_pid = $victim->query_safe('SELECT pg_backend_pid()');
+$victim->query_until(qr/started/, "\\echo started\nSELECT hold(300, 60);\n");
+ok( $node->poll_query_until(
+		'postgres',
+		"SELECT private_bytes > 300000000 FROM memprobe_samples() WHERE pid = $victim_pid"),
+	'the victim holds its 300MB');
+my $victim_queryid =
+  $node->safe_psql('postgres', "SELECT query_id FROM pg_stat_activity WHERE pid = $victim_pid");
+# past the file's once-a-second rewrite
+sleep 2;
+my $log_offset = -s $node->logfile;
+kill 'KILL', $victim_pid;
+$victim->{run}->kill_kill;
+ok($node->poll_query_until('postgres', 'SELECT true'), 'the server restarts after the crash');
+my $log = slurp_file($node->logfile, $log_offset);
+like($log, qr/terminated by signal 9/, 'the log says the backend was killed');
+like($log,
+	qr/memprobe: at the last sample before the server restarted \([^)]*\), the largest process was $victim_pid \(client backend\), holding (\d+) MB of private memory, running query id \Q$victim_queryid\E: SELECT hold\(300, 60\)/,
+	'one LOG line names its pid, query id, memory and query');
+is( $node->safe_psql('postgres',
+		"SELECT pid, backend_type, queryid, private_bytes > 300000000, query
+		   FROM memprobe_before_restart ORDER BY private_bytes DESC LIMIT 1"),
+	"$victim_pid|client backend|$victim_queryid|t|SELECT hold(300, 60);",
+	'memprobe_before_restart shows it');
+
+# a clean restart: nothing from before
+$node->restart;
+is($node->safe_psql('postgres', 'SELECT count(*) FROM memprobe_before_restart'),
+	'0', 'after a clean restart memprobe_before_restart is empty');
+
+$node->stop;
+done_testing();
