@@ -47,7 +47,8 @@
  * milliseconds, and a statement end that publishes would cost that much.
  * So a publication measures how long it took, and the next is held back,
  * whatever made it due, until PUBLISH_TIME_FACTOR times that has passed
- * since this one started: publishing takes at most 1% of the backend's time.
+ * since this one started: publishing takes at most 1% of the backend's
+ * elapsed time.
  * A backend with fewer than PUBLISH_BOUND_MIN_CONTEXTS contexts is not held
  * back, so that it publishes a large change at its very next statement end
  * (its walk takes tens of microseconds, and a measured time that short is
