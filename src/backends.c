@@ -105,8 +105,8 @@ static int	publish_contexts = 32;
 
 /*
  * The bound on what publishing costs (see the file header): after a
- * publication that took t, none until PUBLISH_TIME_FACTOR * t has passed,
- * in backends of PUBLISH_BOUND_MIN_CONTEXTS contexts or more.
+ * publication that used t of CPU time, none until PUBLISH_TIME_FACTOR * t
+ * has passed, in backends of PUBLISH_BOUND_MIN_CONTEXTS contexts or more.
  */
 #define PUBLISH_TIME_FACTOR			100
 #define PUBLISH_BOUND_MIN_CONTEXTS	1000
