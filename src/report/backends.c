@@ -45,17 +45,18 @@
  * What a publication may cost: a walk reads every context, so in a backend
  * with many (a few thousand cached plans make tens of thousands) it takes
  * milliseconds, and a statement end that publishes would cost that much.
- * So a publication measures how long it took, and the next is held back,
- * whatever made it due, until PUBLISH_TIME_FACTOR times that has passed
- * since this one started: publishing takes at most 1% of the backend's time.
- * A backend with fewer than PUBLISH_BOUND_MIN_CONTEXTS contexts is not held
- * back, so that it publishes a large change at its very next statement end
- * (its walk takes tens of microseconds, and a measured time that short is
- * mostly noise: a walk preempted once would hold publication back for a
- * hundred times the preemption).  A change held back is published by the
- * first statement end after the hold (it is still there to be seen then);
- * a backend that goes idle meanwhile shows its previous publication until
- * its next statement.
+ * So a publication measures the CPU time it used, and the next is held
+ * back, whatever made it due, until PUBLISH_TIME_FACTOR times that has
+ * passed since this one started: publishing uses at most 1% of the
+ * backend's elapsed time.  CPU time, not the clock: a publication preempted
+ * or stalled on a page fault did not cost the backend that wait, and would
+ * otherwise hold the next back for a hundred times it.  A backend with
+ * fewer than PUBLISH_BOUND_MIN_CONTEXTS contexts is not held back, so that
+ * it publishes a large change at its very next statement end (its walk
+ * takes microseconds, tens when out of the CPU caches).  A change held back
+ * is published by the first statement end after the hold (it is still there
+ * to be seen then); a backend that goes idle meanwhile shows its previous
+ * publication until its next statement.
  *
  * A backend clears its slot when it exits (before_shmem_exit).  Backends
  * that have not finished a statement since they started (and processes
@@ -69,6 +70,8 @@
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
+
+#include <sys/resource.h>
 
 #include "access/parallel.h"
 #include "access/xact.h"
@@ -102,8 +105,8 @@ static int	publish_contexts = 32;
 
 /*
  * The bound on what publishing costs (see the file header): after a
- * publication that took t, none until PUBLISH_TIME_FACTOR * t has passed,
- * in backends of PUBLISH_BOUND_MIN_CONTEXTS contexts or more.
+ * publication that used t of CPU time, none until PUBLISH_TIME_FACTOR * t
+ * has passed, in backends of PUBLISH_BOUND_MIN_CONTEXTS contexts or more.
  */
 #define PUBLISH_TIME_FACTOR			100
 #define PUBLISH_BOUND_MIN_CONTEXTS	1000
@@ -460,18 +463,33 @@ publish_when_transaction_memory_freed(void *arg)
 }
 
 /*
- * After a publication that started at 'start', hold the next one back until
- * PUBLISH_TIME_FACTOR times its duration has passed (see the file header).
+ * CPU time (user and system) this process has used, in microseconds; 0 if
+ * it cannot be read, which leaves publication unbounded rather than stopped.
+ * A system call: a publication reads it twice.
+ */
+static int64
+cpu_time_us(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) != 0)
+		return 0;
+	return (int64) (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * USECS_PER_SEC +
+		ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
+}
+
+/*
+ * After a publication that started at 'start' and used 'cpu_us' of CPU
+ * time, hold the next one back until PUBLISH_TIME_FACTOR times that has
+ * passed (see the file header).
  */
 static void
-hold_next_publication(TimestampTz start, int32 ncontexts)
+hold_next_publication(TimestampTz start, int64 cpu_us, int32 ncontexts)
 {
-	TimestampTz end = GetCurrentTimestamp();
-
-	if (ncontexts < PUBLISH_BOUND_MIN_CONTEXTS || end <= start)
+	if (ncontexts < PUBLISH_BOUND_MIN_CONTEXTS || cpu_us <= 0)
 		held_until = 0;
 	else
-		held_until = start + (end - start) * PUBLISH_TIME_FACTOR;
+		held_until = start + cpu_us * PUBLISH_TIME_FACTOR;
 }
 
 /*
@@ -485,6 +503,7 @@ static void
 publish(TimestampTz now, bool may_arm)
 {
 	int			slotno = compat_my_proc_number();
+	int64		cpu_start = cpu_time_us();
 	int64		total;
 	int32		ncontexts;
 	int			nlargest;
@@ -539,7 +558,7 @@ publish(TimestampTz now, bool may_arm)
 		MemoryContextRegisterResetCallback(TopTransactionContext, &xact_memory_freed);
 		xact_memory_freed_armed = true;
 	}
-	hold_next_publication(now, ncontexts);
+	hold_next_publication(now, cpu_time_us() - cpu_start, ncontexts);
 }
 
 void
@@ -798,8 +817,8 @@ backends_init(void)
 							"A backend publishes at the end of a top-level statement once this much "
 							"time has passed since it last did, or sooner if its memory changed by "
 							"1MB or more; 0 publishes at every statement end; -1 turns publication off. "
-							"A backend of 1000 contexts or more waits at least 100 times as long as "
-							"its last publication took, so that publishing takes at most 1% of its time.",
+							"A backend of 1000 contexts or more waits at least 100 times the CPU time "
+							"its last publication used, so that publishing uses at most 1% of its time.",
 							&publish_interval_ms, 1000, -1, INT_MAX,
 							PGC_SUSET, GUC_UNIT_MS, NULL, NULL, NULL);
 	DefineCustomIntVariable("memprobe.publish_contexts",
