@@ -92,3 +92,22 @@ BEGIN
     round(best_on::numeric, 1), round(best_off::numeric, 1);
 END $$;
 DROP TABLE demo_ints8;
+
+\echo
+\echo '== Which statement uses the memory: memprobe_statements, ranked by the most each held'
+SELECT memprobe_statements_reset() IS NOT NULL AS reset \gset
+CREATE TABLE demo_orders AS
+  SELECT g AS id, g % 1000 AS customer, md5(g::text) AS note FROM generate_series(1, 300000) g;
+SET work_mem = '256MB';
+SELECT count(*) FROM (SELECT note FROM demo_orders ORDER BY note) s;
+SELECT count(*) FROM (SELECT customer, array_agg(note) FROM demo_orders GROUP BY customer) s;
+SELECT count(*) FROM demo_orders WHERE customer = 7;
+RESET work_mem;
+SELECT left(query, 60) AS query, calls,
+       pg_size_pretty(max_exec_mem_bytes) AS executor_memory,
+       node_peak_type, pg_size_pretty(node_peak_bytes) AS node_peak,
+       pg_size_pretty(max_private_bytes) AS sampled_private
+  FROM memprobe_statements
+ WHERE query LIKE '%demo_orders%' AND query NOT LIKE 'CREATE%'
+ ORDER BY max_exec_mem_bytes DESC LIMIT 3;
+DROP TABLE demo_orders;
