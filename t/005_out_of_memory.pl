@@ -1,0 +1,357 @@
+# A server that runs out of memory: the harness, and what happens without memprobe's guard.
+#
+# The server runs in a memory cgroup (MEMPROBE_TEST_CGROUP: a directory this user may move
+# processes into, with a memory limit between 512MB and 4GB; scripts/test makes one of 1 GB with
+# scripts/memory-cgroup; without it the test is skipped).  The postmaster and all its children
+# are moved there after start, so every process the postmaster forks later is in it too, and only
+# the server is limited (memory touched before the move, like the postmaster's at start, stays
+# charged where it was).  run_scenario() then runs a select-only pgbench and a bystander session
+# in the middle of a statement while another session runs a runaway statement (a hash aggregate
+# over generate_series with work_mem = 8GB), and returns what it observed: the runaway session's
+# error and SQLSTATE, the server log's lines about the crash, the bystander's error, pgbench's
+# clients and transactions, and the cgroup's OOM counters.
+#
+# Baseline (guard off, the default): the kernel's OOM killer kills the runaway backend with
+# SIGKILL (the group's OOM counter counts it); the postmaster logs "terminated by signal 9:
+# Killed", terminates every other session (the bystander and pgbench's clients lose their
+# connections), reinitializes and runs crash recovery; afterwards the server answers again and
+# all its processes are still in the group.
+#
+# Works with the PostgreSQL::Test modules of 15, 17 and 18.
+#
+# Copyright (c) 2026, The memprobe Developers; the PostgreSQL License (LICENSE)
+
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use Time::HiRes qw(time usleep);
+
+my $cgroup = $ENV{MEMPROBE_TEST_CGROUP};
+if (!defined $cgroup || $cgroup eq '')
+{
+	plan skip_all =>
+	  'MEMPROBE_TEST_CGROUP does not name a memory cgroup to run the server in (scripts/memory-cgroup makes one; scripts/test sets it)';
+}
+# set but unusable: a broken harness, not a reason to skip (diag: prove shows it, and die
+# fails this file alone)
+my $limit = -d $cgroup && -w "$cgroup/cgroup.procs" ? cgroup_counters()->{limit} : undef;
+if (!defined $limit || $limit < 512 * 1024 * 1024 || $limit > 4 * 1024 * 1024 * 1024)
+{
+	# the runaway statement would take all the machine's memory without a limit
+	diag("MEMPROBE_TEST_CGROUP=$cgroup: not a cgroup directory whose cgroup.procs this user may write, with a memory limit between 512MB and 4GB ("
+		  . ($limit // 'none') . ')');
+	die 'unusable MEMPROBE_TEST_CGROUP';
+}
+note "cgroup $cgroup, memory limit $limit bytes, vm.overcommit_memory "
+  . (slurp_file('/proc/sys/vm/overcommit_memory') =~ /(\d+)/)[0];
+
+my $pgbench_clients = 4;
+my $pgbench_seconds = 25;
+
+my $node = PostgreSQL::Test::Cluster->new('oom');
+$node->init;
+$node->append_conf(
+	'postgresql.conf', q{
+shared_preload_libraries = 'memprobe'
+shared_buffers = 128MB
+max_connections = 20
+# the runaway statement runs in one process; nothing else runs on its own
+max_parallel_workers_per_gather = 0
+jit = off
+autovacuum = off
+# pgbench's tens of thousands of statements a second would fill the log
+log_statement = none
+# the default, said because the test relies on it: the server comes back after the crash
+restart_after_crash = on
+});
+$node->start;
+enter_cgroup($node);
+$node->safe_psql('postgres', 'CREATE EXTENSION memprobe');
+$node->command_ok(
+	[ 'pgbench', '-i', '-q', '-s', '1', '-h', $node->host, '-p', $node->port, 'postgres' ],
+	'pgbench -i');
+
+# --- baseline: no guard
+
+my $base = run_scenario($node, {});
+
+like(
+	$base->{runaway_error},
+	qr/server closed the connection unexpectedly|connection to server was lost/,
+	'baseline: the runaway session lost its connection');
+is($base->{runaway_sqlstate}, undef, 'baseline: and got no SQLSTATE from the server');
+ok($base->{killed},
+	'baseline: the server log says the runaway backend was terminated by signal 9: Killed');
+is($base->{killed_pid}, $base->{runaway_pid},
+	'baseline: the process killed is the runaway backend');
+ok($base->{reinitialized},
+	'baseline: the postmaster terminated the other sessions and reinitialized');
+ok($base->{recovered}, 'baseline: and ran crash recovery');
+# (the crash message, SQLSTATE 57P02, is sent best-effort: a lost connection is what is sure)
+like(
+	$base->{bystander_error},
+	qr/terminating connection because of crash of another server process|server closed the connection unexpectedly/,
+	'baseline: the bystander session was terminated');
+is($base->{pgbench_aborted}, $pgbench_clients, 'baseline: every pgbench client aborted');
+isnt($base->{pgbench_exit}, 0, 'baseline: pgbench fails');
+SKIP:
+{
+	skip 'the cgroup counts no OOM kills (memory.oom_control or memory.events)', 1
+	  unless defined $base->{oom_kill};
+	cmp_ok($base->{oom_kill}, '>=', 1, 'baseline: the cgroup counts an OOM kill');
+}
+SKIP:
+{
+	skip 'the cgroup keeps no peak', 1 unless defined $base->{peak};
+	cmp_ok($base->{peak}, '>=', 0.9 * $limit, 'baseline: the group\'s memory reached its limit');
+}
+
+# --- guard on: run_scenario($node, { guard settings }) once memprobe has the guard
+
+# --- after the scenarios: the server is up, in the group, and its data intact
+
+is($node->safe_psql('postgres', 'SELECT count(*) FROM pgbench_accounts'),
+	'100000', 'the server answers queries afterwards');
+ok(all_in_cgroup($node), 'every server process is in the cgroup afterwards');
+
+$node->stop;
+done_testing();
+
+
+# run_scenario(node, settings[, runaway]): with settings (a hash of postgresql.conf settings; the
+# server restarts for them when there are any), runs pgbench -S and a bystander session while a
+# runaway statement (runaway: SQL of one statement; by default a hash aggregate over more rows
+# than the group's limit can hold) takes memory until something stops it, waits until the server
+# answers again, and returns a hash of what it observed: runaway_error, runaway_sqlstate (undef
+# if the server sent none), runaway_pid, runaway_seconds (until the statement ended), killed (the
+# log says "terminated by signal 9"), killed_pid, reinitialized, recovered, down_seconds (from the
+# statement's end until the server answered), bystander_error, pgbench_clients, pgbench_aborted,
+# pgbench_transactions, pgbench_exit, oom_kill (kills the cgroup counted meanwhile), failcnt
+# (times it hit its limit meanwhile), peak (the group's highest usage so far), and log (the
+# server log meanwhile).
+sub run_scenario
+{
+	my ($node, $settings, $runaway) = @_;
+	my %r;
+
+	if (%$settings)
+	{
+		$node->append_conf('postgresql.conf',
+			join('', map { "$_ = '$settings->{$_}'\n" } sort keys %$settings));
+		$node->restart;
+		enter_cgroup($node);
+	}
+	my $log_offset = -s $node->logfile;
+	my $before = cgroup_counters();
+
+	# a session in the middle of a statement when the runaway one runs (pg_sleep ends on a cancel)
+	my ($by_out, $by_err) = ('', '');
+	my $bystander = IPC::Run::start(
+		[
+			'psql', '-XAtq', '-v', 'VERBOSITY=verbose', '-d',
+			$node->connstr('postgres') . ' application_name=oom_bystander',
+			'-c', 'SELECT pg_sleep(300)'
+		],
+		'>', \$by_out, '2>', \$by_err);
+
+	my ($pgb_out, $pgb_err) = ('', '');
+	my $pgbench;
+	{
+		local $ENV{PGAPPNAME} = 'oom_pgbench';
+		$pgbench = IPC::Run::start(
+			[
+				'pgbench', '-n', '-S', '-c', $pgbench_clients, '-j', '2',
+				'-T', $pgbench_seconds, '-h', $node->host, '-p', $node->port, 'postgres'
+			],
+			'>', \$pgb_out, '2>', \$pgb_err);
+	}
+	$node->poll_query_until('postgres',
+		"SELECT count(*) = $pgbench_clients + 1 FROM pg_stat_activity WHERE application_name IN ('oom_pgbench', 'oom_bystander')"
+	)
+	  or die "pgbench and the bystander did not connect:\n"
+	  . $node->safe_psql('postgres', 'SELECT application_name, state, query FROM pg_stat_activity')
+	  . "\npgbench: $pgb_err $pgb_out\nbystander: $by_err";
+	# pgbench has run a while
+	usleep(1_000_000);
+
+	# by default more rows than the group's limit can hold: over 40 bytes each in the function
+	# scan's tuplestore alone (work_mem keeps it in memory), which fills at several hundred MB a
+	# second, before the hash table
+	my $rows = int($limit / 16);
+	$runaway //=
+	  "SELECT count(*) FROM (SELECT g, count(*) FROM generate_series(1, $rows) g GROUP BY g) s";
+	my $runaway_sql = qq{
+\\set VERBOSITY verbose
+SET work_mem = '8GB';
+SELECT 'runaway pid ' || pg_backend_pid();
+$runaway;
+};
+	my ($ra_out, $ra_err) = ('', '');
+	my $start = time;
+	my $ok = IPC::Run::run(
+		[ 'psql', '-XAtq', '-v', 'ON_ERROR_STOP=1', '-d', $node->connstr('postgres'), '-f', '-' ],
+		'<', \$runaway_sql, '>', \$ra_out, '2>', \$ra_err,
+		IPC::Run::timeout($PostgreSQL::Test::Utils::timeout_default));
+	$r{runaway_seconds} = sprintf('%.1f', time - $start);
+	($r{runaway_pid}) = $ra_out =~ /runaway pid (\d+)/;
+	($r{runaway_error}, $r{runaway_sqlstate}) = first_error($ra_err);
+	note "runaway statement: ended after $r{runaway_seconds} s, "
+	  . ($ok ? 'succeeded' : 'failed') . ", stderr:\n$ra_err";
+
+	my $end = time;
+	$node->poll_query_until('postgres', 'SELECT 1', '1')
+	  or die 'the server does not answer after the runaway statement';
+	$r{down_seconds} = sprintf('%.1f', time - $end);
+
+	# the bystander, if still there, is cancelled; pgbench ends by itself
+	$node->safe_psql('postgres',
+		"SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name = 'oom_bystander'");
+	$bystander->finish;
+	($r{bystander_error}) = first_error($by_err);
+	note "bystander session's stderr:\n$by_err";
+	$pgbench->finish;
+	$r{pgbench_exit} = $? >> 8;
+	%r = (%r, pgbench_figures($pgb_out . $pgb_err));
+	note "pgbench (exit status $r{pgbench_exit}):\n$pgb_err$pgb_out";
+
+	my $after = cgroup_counters();
+	foreach my $c ('oom_kill', 'failcnt')
+	{
+		$r{$c} = $after->{$c} - $before->{$c}
+		  if defined $after->{$c} && defined $before->{$c};
+	}
+	$r{peak} = $after->{peak};
+
+	my $log = slurp_file($node->logfile, $log_offset);
+	$r{log} = $log;
+	# "server process (PID n)" up to 17, "client backend (PID n)" from 18 on
+	($r{killed_pid}) = $log =~ /(?:server process|client backend) \(PID (\d+)\) was terminated by signal 9: Killed/;
+	$r{killed} = defined $r{killed_pid};
+	$r{reinitialized} =
+	  $log =~ /terminating any other active server processes/
+	  && $log =~ /all server processes terminated; reinitializing/;
+	$r{recovered} =
+	  $log =~ /database system was not properly shut down; automatic recovery in progress/;
+	note 'server log meanwhile (crash lines): '
+	  . join("\n", '', $log =~ /^.*(?:terminated by signal|terminating any other|Failed process was running|all server processes terminated|not properly shut down|redo done|ready to accept).*$/mg);
+	note 'observed: '
+	  . join(', ', map { "$_ = " . ($r{$_} // 'undef') } grep { $_ ne 'log' } sort keys %r);
+	return \%r;
+}
+
+# first_error(stderr): the text and SQLSTATE (undef when none) of psql's first ERROR, FATAL,
+# WARNING or PANIC line (printed with VERBOSITY verbose), or else the first line: libpq's own
+# messages, like a lost connection, have neither
+sub first_error
+{
+	my ($stderr) = @_;
+	if ($stderr =~ /^(?:psql:[^\n]*?: )?(?:ERROR|FATAL|WARNING|PANIC):  (?:([0-9A-Z]{5}): )?(.*)$/m)
+	{
+		return ($2, $1);
+	}
+	my ($first) = $stderr =~ /^(?:psql:[^\n]*?: )?(?:error: )?(\S.*)$/m;
+	return ($first, undef);
+}
+
+# pgbench_figures(output): its clients, transactions processed and aborted clients
+sub pgbench_figures
+{
+	my ($out) = @_;
+	my %f;
+	($f{pgbench_clients}) = $out =~ /^number of clients: (\d+)/m;
+	($f{pgbench_transactions}) = $out =~ /^number of transactions actually processed: (\d+)/m;
+	my %aborted = map { $_ => 1 } $out =~ /client (\d+) [^\n]*aborted/g;
+	$f{pgbench_aborted} = scalar keys %aborted;
+	return %f;
+}
+
+# the node's postmaster and its live children
+sub server_pids
+{
+	my ($node) = @_;
+	my ($pm) = slurp_file($node->data_dir . '/postmaster.pid') =~ /^(\d+)/;
+	my @pids = ($pm);
+	foreach my $stat (glob '/proc/[0-9]*/stat')
+	{
+		my ($pid, $state, $ppid) = proc_stat($stat) or next;
+		push @pids, $pid if $ppid == $pm && $state ne 'Z';
+	}
+	return @pids;
+}
+
+# proc_stat(/proc/PID/stat): the pid, state and parent's pid, or () for a process gone
+sub proc_stat
+{
+	my $s = eval { slurp_file($_[0]) } // return ();
+	# "pid (comm) state ppid ...", comm possibly with spaces or parentheses
+	return $s =~ /^(\d+) \(.*\) (\S+) (\d+) /s;
+}
+
+# enter_cgroup(node): moves the postmaster, then its children, into the cgroup
+sub enter_cgroup
+{
+	my ($node) = @_;
+	my ($pm) = server_pids($node);
+	move_into_cgroup($pm);
+	# listed after the postmaster moved: the children it forks from now on are born there
+	my (undef, @children) = server_pids($node);
+	move_into_cgroup($_) foreach @children;
+	all_in_cgroup($node) or die "the server's processes are not all in $cgroup";
+	note 'server processes in the cgroup: ' . join(' ', server_pids($node));
+}
+
+sub move_into_cgroup
+{
+	my ($pid) = @_;
+	open(my $fh, '>', "$cgroup/cgroup.procs") or die "could not open $cgroup/cgroup.procs: $!";
+	print $fh "$pid\n";
+	# a child may have exited meanwhile; cgroup v2 lets this user move it only from inside the
+	# delegated tree (scripts/memory-cgroup enter)
+	close($fh)
+	  or $!{ESRCH}
+	  or die "could not move process $pid into $cgroup: $!";
+}
+
+# whether the postmaster and all its children are in the cgroup
+sub all_in_cgroup
+{
+	my ($node) = @_;
+	my @pids = server_pids($node);
+	my %in = map { $_ => 1 } split /\s+/, slurp_file("$cgroup/cgroup.procs");
+	# not those that exited meanwhile: an exiting process leaves its group before its parent
+	# reaps it
+	my @out = grep { !$in{$_} && ((proc_stat("/proc/$_/stat"))[1] // 'Z') ne 'Z' } @pids;
+	diag "not in $cgroup: @out" if @out;
+	return !@out;
+}
+
+# the cgroup's limit, OOM kills, times it hit its limit and peak usage (bytes), from cgroup v1's
+# memory.* files or v2's; undef where a file is missing
+sub cgroup_counters
+{
+	my %c;
+	my $read = sub {
+		my $f = "$cgroup/$_[0]";
+		return -f $f ? slurp_file($f) : undef;
+	};
+	if (defined(my $v1 = $read->('memory.limit_in_bytes')))
+	{
+		$c{limit} = $v1 + 0;
+		($c{oom_kill}) = ($read->('memory.oom_control') // '') =~ /^oom_kill (\d+)/m;
+		$c{failcnt} = $read->('memory.failcnt') + 0;
+		$c{peak} = $read->('memory.max_usage_in_bytes') + 0;
+	}
+	elsif (defined(my $max = $read->('memory.max')))
+	{
+		$c{limit} = $max =~ /^(\d+)/ ? $1 : undef;
+		my $events = $read->('memory.events') // '';
+		($c{oom_kill}) = $events =~ /^oom_kill (\d+)/m;
+		($c{failcnt}) = $events =~ /^max (\d+)/m;
+		$c{peak} = ($read->('memory.peak') // '') =~ /^(\d+)/ ? $1 : undef;
+	}
+	# "unlimited" in v1 is a huge number
+	undef $c{limit} if defined $c{limit} && $c{limit} >= 2**62;
+	return \%c;
+}
