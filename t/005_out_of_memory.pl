@@ -108,7 +108,46 @@ SKIP:
 	cmp_ok($base->{peak}, '>=', 0.9 * $limit, 'baseline: the group\'s memory reached its limit');
 }
 
-# --- guard on: run_scenario($node, { guard settings }) once memprobe has the guard
+# --- guard on: memprobe.min_available_memory, the same runaway statement
+
+# The runaway grows by ~500MB a second here: sampled every 100ms, it gains ~50MB between two
+# samples, well inside 300MB of headroom.
+my $guard = run_scenario(
+	$node,
+	{
+		'memprobe.min_available_memory' => '300MB',
+		'memprobe.sample_interval' => '100ms',
+	});
+note "guard on: the runaway statement ended after $guard->{runaway_seconds} s: $guard->{runaway_error}";
+is($guard->{runaway_sqlstate}, '53200', 'guard: the runaway statement fails with SQLSTATE 53200');
+like(
+	$guard->{runaway_error},
+	qr/canceling statement because the server's available memory \d+ MB fell below memprobe\.min_available_memory \(300 MB\)/,
+	'guard: with the guard\'s message');
+ok(!$guard->{killed}, 'guard: no process was terminated by signal 9');
+ok(!$guard->{reinitialized}, 'guard: the postmaster did not reinitialize');
+like(
+	$guard->{log},
+	qr/LOG:  memprobe: canceling the statement of process $guard->{runaway_pid} \(query id -?\d+\), which held the most memory/,
+	'guard: the server log names the process and the query id');
+# (the harness cancels the bystander's pg_sleep itself once the runaway statement has ended)
+like($guard->{bystander_error}, qr/canceling statement due to user request/,
+	'guard: the bystander session kept its connection until the harness cancelled its sleep');
+is($guard->{pgbench_aborted}, 0, 'guard: no pgbench client aborted');
+is($guard->{pgbench_exit}, 0, 'guard: pgbench completed');
+cmp_ok($guard->{pgbench_transactions}, '>', 0, 'guard: and processed transactions');
+SKIP:
+{
+	skip 'the cgroup counts no OOM kills (memory.oom_control or memory.events)', 1
+	  unless defined $guard->{oom_kill};
+	is($guard->{oom_kill}, 0, 'guard: the cgroup counts no OOM kill');
+}
+# the failed execution is counted, with the memory the sampler saw
+is( $node->safe_psql('postgres',
+		q{SELECT failed_calls > 0 AND failed_max_private_bytes > 300 * 1024 * 1024 FROM memprobe_statements
+		   WHERE query LIKE 'SELECT count(*) FROM (SELECT g, count(*) FROM generate_series%'}),
+	't',
+	'guard: memprobe_statements counts the cancelled execution with its memory');
 
 # --- after the scenarios: the server is up, in the group, and its data intact
 
