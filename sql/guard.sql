@@ -1,8 +1,9 @@
 --
 -- The memory guard: memprobe.backend_memory_limit cancels the statement of a process whose
 -- private memory passes it, at the sampler's next sample (100ms here), with SQLSTATE 53200
--- (out_of_memory); a statement below it is never cancelled; the session goes on, and
--- memprobe_statements counts the failed execution with its memory.  (The real out-of-memory
+-- (out_of_memory); a statement below it is never cancelled; a parallel query whose worker holds
+-- the memory is cancelled too; the session goes on, and memprobe_statements counts the failed
+-- execution with its memory.  (The real out-of-memory
 -- with memprobe.min_available_memory, in a memory cgroup: t/005_out_of_memory.pl.)
 --
 CREATE EXTENSION IF NOT EXISTS memprobe;
@@ -40,6 +41,33 @@ EXCEPTION WHEN out_of_memory THEN
   RAISE NOTICE 'caught %: %', SQLSTATE,
     regexp_replace(SQLERRM, 'memory \d+ MB', 'memory N MB');
 END $$;
+
+-- a parallel query whose worker holds the memory: the worker's statement is cancelled, and with
+-- it the query (the leader rethrows the worker's 53200)
+CREATE TABLE gd_rows AS SELECT g AS a FROM generate_series(1, 10000) g;
+ANALYZE gd_rows;
+ALTER FUNCTION gd_hold(int, float8) PARALLEL SAFE;
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET parallel_leader_participation = off;
+DO $$
+DECLARE
+  ctx text;
+BEGIN
+  PERFORM gd_hold(300, 5.0) FROM gd_rows WHERE a = 1;
+  RAISE NOTICE 'not cancelled';
+EXCEPTION WHEN out_of_memory THEN
+  GET STACKED DIAGNOSTICS ctx = PG_EXCEPTION_CONTEXT;
+  RAISE NOTICE 'caught %, in a parallel worker: %', SQLSTATE, ctx LIKE '%parallel worker%';
+END $$;
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET parallel_leader_participation;
+DROP TABLE gd_rows;
 
 -- memprobe_statements: the failed execution counted apart, with the memory the sampler saw
 SELECT query, calls, failed_calls, failed_max_private_bytes > 150 * 1024 * 1024 AS over_limit

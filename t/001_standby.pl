@@ -10,6 +10,8 @@
 #
 # Works with the PostgreSQL::Test modules of 15, 17 and 18.
 #
+# The sampler (memprobe_samples) runs on the standby as on the primary.
+#
 # Copyright (c) 2026, The memprobe Developers; the PostgreSQL License (LICENSE)
 
 use strict;
@@ -241,6 +243,13 @@ is( $standby->safe_psql('postgres',
 	),
 	't',
 	'memprobe_backend_contexts(pid) of another standby session');
+# the sampler runs in recovery too: the startup process replaying WAL and another session, with
+# their private memory
+ok( $standby->poll_query_until(
+		'postgres',
+		"SELECT count(*) = 2 FROM memprobe_samples()
+		  WHERE private_bytes > 0 AND (backend_type = 'startup' OR pid = $other_pid)"),
+	'the sampler samples the standby\'s processes, the startup process among them');
 
 # --- a recovery conflict cancels a standby query in the middle of a StreamScan
 
