@@ -3,6 +3,8 @@
 #   - live: while a statement grows to ~500MB over ~10 s, another session sees the growth in
 #     memprobe_backends (private_bytes rising, sampled within two intervals of now), and once it
 #     ends memprobe_statements has the most the sampler saw under the statement's query id;
+#   - the guard and a session idle in a transaction above memprobe.backend_memory_limit: it has
+#     no statement to cancel; the guard logs that once, cancels nothing, and the session goes on;
 #   - readers never wait on the sampler: with the sampler stopped (SIGSTOP) memprobe_backends,
 #     memprobe_samples and memprobe_history still return at once;
 #   - after a crash (kill -9 of a backend holding ~300MB mid-statement, as the OOM killer would)
@@ -108,6 +110,34 @@ my ($ret, $out, $err) = $node->psql('postgres',
 kill 'CONT', $sampler_pid;
 is($ret, 0, 'with the sampler stopped, the views still return') or note $err;
 is($out, "t\nt\nt", 'and have rows');
+
+# --- the guard and a process idle in a transaction: no statement to cancel, logged once
+
+my $idle = $node->background_psql('postgres');
+my $idle_pid = $idle->query_safe('SELECT pg_backend_pid()');
+# a 200MB setting value stays in the session's memory after the statement (made before the
+# limit is on: the statement itself would be cancelled)
+$idle->query_safe(
+	q{BEGIN; SELECT length(set_config('memprobe_test.big', repeat('x', 200000000), false))});
+my $log_start = -s $node->logfile;
+$node->append_conf('postgresql.conf', "memprobe.backend_memory_limit = '150MB'\n");
+$node->reload;
+ok( $node->poll_query_until(
+		'postgres',
+		"SELECT state = 'idle in transaction' AND private_bytes > 150 * 1024 * 1024
+		   FROM memprobe_backends WHERE pid = $idle_pid"),
+	'a session idle in a transaction holds more than the limit');
+# ten samples more
+usleep(10 * $interval_ms * 1000);
+my $idle_log = slurp_file($node->logfile, $log_start);
+my @warned = $idle_log =~ /memprobe: process $idle_pid holds \d+ MB and is idle in a transaction, so the guard cannot cancel a statement of it \(memprobe\.backend_memory_limit\)/g;
+is(scalar(@warned), 1, 'the guard logs it once');
+unlike($idle_log, qr/canceling the statement of process $idle_pid/, 'and cancels nothing');
+is($idle->query_safe('SELECT 1'), '1', 'the session goes on');
+$idle->query_safe('COMMIT');
+$idle->quit;
+$node->append_conf('postgresql.conf', "memprobe.backend_memory_limit = 0\n");
+$node->reload;
 
 # --- after a crash
 
