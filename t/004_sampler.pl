@@ -139,6 +139,41 @@ $idle->quit;
 $node->append_conf('postgresql.conf', "memprobe.backend_memory_limit = 0\n");
 $node->reload;
 
+# --- a statement cancelled while it is being planned gets the guard's error too: held in the
+# planner at a pause point (test builds only) while the process is over the limit
+SKIP:
+{
+	skip 'a production build has no pause points', 2
+	  unless $node->safe_psql('postgres',
+		"SELECT count(*) FROM pg_settings WHERE name = 'memprobe.test_pause_at'") eq '1';
+	my $holder = $node->background_psql('postgres');
+	$holder->query_safe('SELECT pg_advisory_lock(4711)');
+	my $planned = $node->background_psql('postgres', on_error_stop => 0);
+	$planned->query_safe(
+		q{SELECT length(set_config('memprobe_test.big', repeat('x', 200000000), false))});
+	my $planned_pid = $planned->query_safe('SELECT pg_backend_pid()');
+	# (SET is planned by no planner: it does not pause)
+	$planned->query_safe(
+		q{SET memprobe.test_pause_at = 'guard-planner'; SET memprobe.test_pause_lock = 4711});
+	# the limit on once the memory is there (and not idle in a transaction: nothing to cancel)
+	$node->append_conf('postgresql.conf', "memprobe.backend_memory_limit = '150MB'\n");
+	$node->reload;
+	$planned->{stderr} = '';
+	$planned->query_until(qr/started/, "\\echo started\nSELECT 42;\n");
+	ok( $node->poll_query_until(
+			'postgres',
+			"SELECT state = 'idle' FROM pg_stat_activity WHERE pid = $planned_pid"),
+		'a statement held in the planner over the limit is cancelled');
+	$planned->query('SELECT 1');
+	like($planned->{stderr},
+		qr/canceling statement because backend memory \d+ MB exceeded memprobe\.backend_memory_limit \(150 MB\)/,
+		'with the guard\'s error');
+	$planned->quit;
+	$holder->quit;
+	$node->append_conf('postgresql.conf', "memprobe.backend_memory_limit = 0\n");
+	$node->reload;
+}
+
 # --- after a crash
 
 my $victim = $node->background_psql('postgres', on_error_stop => 0);

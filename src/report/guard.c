@@ -20,9 +20,10 @@
  * (guard_translate_cancel) and, when the slot names the statement that
  * was running, raise in its place ERRCODE_OUT_OF_MEMORY (53200) with the
  * guard's message, so that clients, logs and PL/pgSQL handlers see what
- * happened.  A cancel that arrives outside those hooks (while planning, say)
- * stays core's "canceling statement due to user request"; the server log
- * has the guard's LOG line either way.
+ * happened; its planner_hook does the same while a statement is planned.  A
+ * cancel that arrives outside those hooks (during parse analysis, say) stays
+ * core's "canceling statement due to user request"; the server log has the
+ * guard's LOG line either way.
  *
  * "The memory the kernel still gives": when the postmaster runs in a memory
  * cgroup with a limit (cgroup v2 memory.max, v1 memory.limit_in_bytes, on
@@ -45,6 +46,7 @@
 #include <signal.h>
 
 #include "miscadmin.h"
+#include "optimizer/planner.h"
 #include "pgstat.h"
 #include "port/atomics.h"
 #include "storage/ipc.h"
@@ -56,6 +58,7 @@
 #include "utils/memutils.h"
 
 #include "report/guard.h"
+#include "shared/injection.h"
 #include "shared/compat.h"
 
 /* memprobe.backend_memory_limit, memprobe.min_available_memory (kB; 0: off) */
@@ -92,6 +95,7 @@ static GuardShared *shared = NULL;
 
 static shmem_request_hook_type prev_shmem_request = NULL;
 static shmem_startup_hook_type prev_shmem_startup = NULL;
+static planner_hook_type prev_planner = NULL;
 
 /* ------------------------------------------------------------------------
  * Shared memory.
@@ -558,6 +562,36 @@ guard_translate_cancel(MemoryContext cxt)
 					  size_text(copy.held)));
 }
 
+/*
+ * planner_hook: a statement cancelled while it is planned (constant folding
+ * can allocate, and a process may be over the limit from before) fails with
+ * the guard's error too; memprobe's executor and utility hooks do the same
+ * for the rest of a statement (statements.c).
+ */
+static PlannedStmt *
+guard_planner(Query *parse, const char *query_string, int cursorOptions,
+			  ParamListInfo boundParams)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	PlannedStmt *stmt;
+
+	PG_TRY();
+	{
+		MEMPROBE_INJECTION_POINT("guard-planner");
+		if (prev_planner)
+			stmt = prev_planner(parse, query_string, cursorOptions, boundParams);
+		else
+			stmt = standard_planner(parse, query_string, cursorOptions, boundParams);
+	}
+	PG_CATCH();
+	{
+		guard_translate_cancel(cxt);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	return stmt;
+}
+
 /* ------------------------------------------------------------------------
  * Setup.
  * ------------------------------------------------------------------------
@@ -587,4 +621,6 @@ guard_install_hooks(void)
 	shmem_request_hook = guard_shmem_request;
 	prev_shmem_startup = shmem_startup_hook;
 	shmem_startup_hook = guard_shmem_startup;
+	prev_planner = planner_hook;
+	planner_hook = guard_planner;
 }
