@@ -150,11 +150,18 @@ RESET statement_timeout;
 SET memprobe.track = 'all';
 SELECT st_fail();
 RESET memprobe.track;
+-- an EXECUTE that fails: the abort releases its cached plan before its executor context goes,
+-- so what a failure records is taken from the execution's start
+PREPARE st_fail_prep(int) AS SELECT count(*) FROM st_small WHERE 1 / (a - $1) > 0;
+EXECUTE st_fail_prep(7);
+EXECUTE st_fail_prep(8);
+DEALLOCATE st_fail_prep;
 SELECT max(a) FROM st_small;
 SELECT calls = :sort_calls_before AS sort_calls_unchanged FROM st_view
  WHERE query = 'SELECT b FROM st_big ORDER BY b OFFSET 99999';
 SELECT query, calls, failed_calls, toplevel FROM st_view
  WHERE query LIKE '%st_fail%' OR query LIKE '%pg_sleep%' OR query LIKE '%(a - 7)%'
+    OR query LIKE '%(a - $1)%'
     OR query LIKE '%max(a)%'
  ORDER BY query;
 

@@ -181,6 +181,15 @@ typedef struct Execution
 	int64		mem_peak;
 	Oid			userid;			/* as at its start: an error may leave another current */
 	bool		toplevel;		/* at its start: only those are counted when they fail */
+	/*
+	 * The plan's query id and the statement's place in its source text, kept
+	 * for a failure: the abort releases a cached plan (PortalReleaseCachedPlan)
+	 * before it deletes the executor context, so the PlannedStmt may be gone
+	 * by then, while the QueryDesc and its source text are not.
+	 */
+	uint64		queryid;
+	int			stmt_location;
+	int			stmt_len;
 	bool		ended;			/* reached ExecutorEnd */
 	MemoryContextCallback callback;
 } Execution;
@@ -635,19 +644,16 @@ entry_alloc(StatementsKey *key, const char *text, int text_len)
 }
 
 /*
- * statement_text
- *		The statement's own text within its source string (CleanQuerytext, as
- *		pg_stat_statements), cut to memprobe.query_text_bytes on a character
- *		boundary.
+ * source_text
+ *		A statement's own text within its source string (CleanQuerytext, as
+ *		pg_stat_statements; location -1 means all of it), cut to
+ *		memprobe.query_text_bytes on a character boundary.  Empty when the
+ *		location does not fit the text.
  */
 static const char *
-statement_text(QueryDesc *queryDesc, int *len)
+source_text(const char *text, int location, int length, int *len)
 {
-	const char *text = queryDesc->sourceText;
-	int			location = queryDesc->plannedstmt->stmt_location;
-	int			length = queryDesc->plannedstmt->stmt_len;
-
-	if (text == NULL)
+	if (text == NULL || location > (int) strlen(text))
 	{
 		*len = 0;
 		return "";
@@ -656,6 +662,14 @@ statement_text(QueryDesc *queryDesc, int *len)
 	*len = length > statements_text_bytes ?
 		pg_mbcliplen(text, length, statements_text_bytes) : length;
 	return text;
+}
+
+/* The text of queryDesc's statement (source_text). */
+static const char *
+statement_text(QueryDesc *queryDesc, int *len)
+{
+	return source_text(queryDesc->sourceText, queryDesc->plannedstmt->stmt_location,
+					   queryDesc->plannedstmt->stmt_len, len);
 }
 
 /* Fold one execution's figures into its entry, creating it if needed. */
@@ -737,11 +751,12 @@ note_failed(Execution *e)
 	memset(&f->key, 0, sizeof(f->key));
 	f->key.userid = e->userid;
 	f->key.dbid = MyDatabaseId;
-	f->key.queryid = e->query_desc->plannedstmt->queryId;
+	f->key.queryid = e->queryid;
 	f->key.toplevel = true;
 	f->mem = e->mem_peak;
 	f->private_peak = statement_private_peak();
-	text = statement_text(e->query_desc, &f->text_len);
+	text = source_text(e->query_desc->sourceText, e->stmt_location, e->stmt_len,
+					   &f->text_len);
 	memcpy(f->text, text, f->text_len);
 	f->text[f->text_len] = '\0';
 }
@@ -847,6 +862,9 @@ statements_executor_start(QueryDesc *queryDesc, int eflags)
 		e->mem_peak = 0;
 		e->userid = GetUserId();
 		e->toplevel = nesting_level == 0;
+		e->queryid = queryDesc->plannedstmt->queryId;
+		e->stmt_location = queryDesc->plannedstmt->stmt_location;
+		e->stmt_len = queryDesc->plannedstmt->stmt_len;
 		e->ended = false;
 		e->callback.func = execution_forget;
 		e->callback.arg = e;
