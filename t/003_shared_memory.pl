@@ -43,11 +43,19 @@ ok($default[0] >= $parts - 2 && $default[0] <= $parts + 2, 'the total is the par
 ok($default[1] > 5000 && $default[1] < 10000, "memprobe_statements takes $default[1] kB by default");
 $node->stop;
 
-$node->append_conf('postgresql.conf', "memprobe.max = 20000\n");
+$node->append_conf('postgresql.conf',
+	"memprobe.max = 20000\nmemprobe.history_size = 0\nmemprobe.history_min_bytes = 0\nmemprobe.sample_interval = 100ms\n");
 my $log_offset = -s $node->logfile;
 $node->start;
 my @larger = shmem_line(substr(slurp_file($node->logfile), $log_offset));
 ok(@larger && $larger[1] > 3.5 * $default[1], "memprobe.max = 20000 takes $larger[1] kB");
+# no history at all (every sample would enter it): the sampler samples on, keeping none
+$node->safe_psql('postgres', 'CREATE EXTENSION memprobe');
+ok( $node->poll_query_until('postgres', 'SELECT count(*) > 0 FROM memprobe_samples()'),
+	'with memprobe.history_size = 0 the sampler samples');
+sleep 1;
+is($node->safe_psql('postgres', 'SELECT count(*) FROM memprobe_history'), '0', 'and keeps no history');
+unlike(substr(slurp_file($node->logfile), $log_offset), qr/terminated by signal/, 'nothing crashed');
 $node->stop;
 
 # a size that cannot be right: refused by postgres -C and at start

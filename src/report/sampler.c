@@ -428,7 +428,7 @@ sample_once(void)
 		}
 		row->stmt_peak = ps->stmt_peak;
 		write_peak_slot(ps);
-		if (row->private_bytes >= (int64) history_min_kb * 1024)
+		if (shared->history_size > 0 && row->private_bytes >= (int64) history_min_kb * 1024)
 			append_history(row, now);
 	}
 
