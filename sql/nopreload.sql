@@ -38,6 +38,7 @@ SELECT memprobe_statements_reset() IS NOT NULL AS t;
 SELECT * FROM memprobe_statements_info;
 SELECT * FROM memprobe_samples();
 SELECT * FROM memprobe_history;
+SELECT * FROM memprobe_before_restart;
 -- and so does every backend's memory
 SELECT * FROM memprobe_backends;
 SELECT * FROM memprobe_backend_contexts(pg_backend_pid());

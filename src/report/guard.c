@@ -59,6 +59,7 @@
 
 #include "report/guard.h"
 #include "shared/injection.h"
+#include "shared/changecount.h"
 #include "shared/compat.h"
 
 /* memprobe.backend_memory_limit, memprobe.min_available_memory (kB; 0: off) */
@@ -368,16 +369,14 @@ cancel_statement(const GuardCandidate *c, GuardReason reason, int64 figure, int6
 	if (ProcGlobal->allProcs[c->procno].pid != c->pid)
 		return;
 
-	pg_atomic_fetch_add_u32(&slot->changecount, 1);
-	pg_write_barrier();
+	changecount_write_begin(&slot->changecount);
 	slot->pid = c->pid;
 	slot->stmt_start = c->stmt_start;
 	slot->reason = reason;
 	slot->figure = figure;
 	slot->limit = limit;
 	slot->held = c->group_bytes;
-	pg_write_barrier();
-	pg_atomic_fetch_add_u32(&slot->changecount, 1);
+	changecount_write_end(&slot->changecount);
 
 	gs->cancelled_stmt = c->stmt_start;
 	pg_atomic_fetch_add_u64(&shared->cancels[reason], 1);
@@ -517,22 +516,13 @@ guard_translate_cancel(MemoryContext cxt)
 	int			procno = compat_my_proc_number();
 	GuardSlot  *slot;
 	GuardSlot	copy;
-	bool		read = false;
 	ErrorData  *edata;
 
 	if (shared == NULL || MyBEEntry == NULL || procno < 0 || procno >= shared->nslots)
 		return;
 	slot = &shared->slots[procno];
-	for (int tries = 0; tries < 100 && !read; tries++)
-	{
-		uint32		before = pg_atomic_read_u32(&slot->changecount);
-
-		pg_read_barrier();
-		memcpy(&copy, slot, sizeof(copy));
-		pg_read_barrier();
-		read = (before & 1) == 0 && before == pg_atomic_read_u32(&slot->changecount);
-	}
-	if (!read || copy.pid != MyProcPid ||
+	if (!changecount_read(&slot->changecount, slot, &copy, sizeof(copy), 100) ||
+		copy.pid != MyProcPid ||
 		copy.stmt_start != MyBEEntry->st_activity_start_timestamp)
 		return;
 

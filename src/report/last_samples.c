@@ -41,6 +41,7 @@
 #include "utils/timestamp.h"
 
 #include "report/last_samples.h"
+#include "report/sampler.h"
 
 #define LAST_SAMPLES_FILE	"pg_stat_tmp/memprobe_last_samples"
 #define LAST_SAMPLES_TEMP	"pg_stat_tmp/memprobe_last_samples.tmp"
@@ -260,12 +261,10 @@ memprobe_before_restart(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	int			n;
 
-	if (shared == NULL)
-		ereport(ERROR,
-				errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				errmsg("memprobe must be loaded via \"shared_preload_libraries\" to sample process memory"),
-				errhint("Add memprobe to shared_preload_libraries and restart the server."));
+	sampler_require_preloaded();
 	InitMaterializedSRF(fcinfo, 0);
+	if (shared == NULL)
+		return (Datum) 0;
 	n = shared->n;
 	pg_read_barrier();
 	for (int i = 0; i < n; i++)

@@ -67,6 +67,7 @@
 #include "report/guard.h"
 #include "report/last_samples.h"
 #include "report/sampler.h"
+#include "shared/changecount.h"
 #include "shared/compat.h"
 
 PGDLLEXPORT void memprobe_sampler_main(Datum main_arg);
@@ -308,13 +309,11 @@ write_peak_slot(ProcState *ps)
 {
 	PeakSlot   *slot = &peak_slots()[ps->procno];
 
-	pg_atomic_fetch_add_u32(&slot->changecount, 1);
-	pg_write_barrier();
+	changecount_write_begin(&slot->changecount);
 	slot->pid = ps->pid;
 	slot->stmt_start = ps->stmt_start;
 	slot->stmt_peak = ps->stmt_peak;
-	pg_write_barrier();
-	pg_atomic_fetch_add_u32(&slot->changecount, 1);
+	changecount_write_end(&slot->changecount);
 }
 
 static void
@@ -594,30 +593,18 @@ sampler_statement_peak(TimestampTz stmt_start)
 {
 	int			procno = compat_my_proc_number();
 	PeakSlot   *slot;
+	PeakSlot	copy;
 
 	if (shared == NULL || procno < 0 || procno >= shared->nslots || stmt_start == 0)
 		return -1;
 	slot = &peak_slots()[procno];
-	for (int tries = 0; tries < READ_RETRIES; tries++)
-	{
-		uint32		before = pg_atomic_read_u32(&slot->changecount);
-		int			pid;
-		TimestampTz start;
-		int64		peak;
-
-		pg_read_barrier();
-		pid = slot->pid;
-		start = slot->stmt_start;
-		peak = slot->stmt_peak;
-		pg_read_barrier();
-		if ((before & 1) == 0 && before == pg_atomic_read_u32(&slot->changecount))
-			return (pid == MyProcPid && start == stmt_start) ? peak : -1;
-	}
-	return -1;
+	if (!changecount_read(&slot->changecount, slot, &copy, sizeof(copy), READ_RETRIES))
+		return -1;
+	return (copy.pid == MyProcPid && copy.stmt_start == stmt_start) ? copy.stmt_peak : -1;
 }
 
-static void
-require_sampler(void)
+void
+sampler_require_preloaded(void)
 {
 	if (shared == NULL)
 		ereport(ERROR,
@@ -672,7 +659,7 @@ memprobe_samples(PG_FUNCTION_ARGS)
 	bool		see_all = has_privs_of_role(userid, ROLE_PG_READ_ALL_STATS);
 	SampleSet  *set;
 
-	require_sampler();
+	sampler_require_preloaded();
 	InitMaterializedSRF(fcinfo, 0);
 	if ((set = copy_last_set()) == NULL)
 		return (Datum) 0;
@@ -732,7 +719,7 @@ memprobe_history(PG_FUNCTION_ARGS)
 				after,
 				first;
 
-	require_sampler();
+	sampler_require_preloaded();
 	InitMaterializedSRF(fcinfo, 0);
 	size = shared->history_size;
 	if (size <= 0)

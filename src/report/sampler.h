@@ -17,6 +17,9 @@ extern void sampler_init(void);
 extern void sampler_install_hooks(void);
 extern Size sampler_shmem_size(void);
 
+/* an SQL function's check: errors out unless memprobe is preloaded */
+extern void sampler_require_preloaded(void);
+
 /*
  * The most private memory the sampler saw this process (and, for a parallel
  * leader, its workers at the same sample) hold during the statement that
