@@ -18,6 +18,7 @@ OBJS = \
 	src/shared/context_types.o \
 	src/scan/streamscan.o \
 	src/scan/streamscan_exec.o \
+	src/scan/streamscan_parallel.o \
 	src/scan/block_stream.o \
 	src/scan/segment_map.o \
 	src/scan/page_quals.o \

@@ -55,6 +55,8 @@ typedef struct BlockStreamStats
 	int64		prefetches;		/* advice calls (runs not in the page cache) */
 	int			distance_limit; /* bound on the look-ahead (own stream) */
 	int			distance_peak;	/* furthest it looked ahead */
+	int64		pages_again;	/* test builds, parallel scans: blocks some
+								 * participant had read already */
 } BlockStreamStats;
 
 /* How the stream looks ahead (EXPLAIN's "Look-ahead"). */

@@ -17,8 +17,17 @@
  * it can do for SeqScan and not for a custom path; there core's scan is
  * used, as it would be anyway.
  *
- * Not offered: TABLESAMPLE (a different scan), table access methods other
- * than heap, and partial paths (parallel seq scans stay core's).
+ * Partial paths the same way: each partial (parallel-aware) SeqScan path of
+ * a heap relation gets a parallel-aware copy ahead of it in the
+ * partial_pathlist, so that a Gather, Gather Merge or Parallel Append built
+ * over the relation's cheapest partial path (linitial) takes memprobe's,
+ * where core would take its Parallel Seq Scan, with the same workers
+ * (streamscan_parallel.c shares the blocks out as core does).  The hook
+ * runs before the relation's gather paths are made (set_rel_pathlist), and
+ * partial paths are never reparameterized.
+ *
+ * Not offered: TABLESAMPLE (a different scan) and table access methods
+ * other than heap.
  *
  * Copyright (c) 2026, The memprobe Developers
  * Portions Copyright (c) 1996-2025, PostgreSQL Global Development Group
@@ -38,6 +47,7 @@
 #include "utils/rel.h"
 
 #include "scan/streamscan.h"
+#include "scan/streamscan_parallel.h"
 
 /* memprobe.enable_streamscan */
 static bool streamscan_enabled = true;
@@ -96,8 +106,11 @@ streamscan_path_from(Path *seqscan)
 	cpath->path.type = T_CustomPath;
 	cpath->path.pathtype = T_CustomScan;
 	cpath->path.pathkeys = NIL;
-	/* backward scans as core's (SCROLL cursors need no Material on top) */
-	cpath->flags = CUSTOMPATH_SUPPORT_BACKWARD_SCAN;
+	/*
+	 * Backward scans as core's (SCROLL cursors need no Material on top); a
+	 * parallel-aware scan is never run backward (ExecSupportsBackwardScan).
+	 */
+	cpath->flags = seqscan->parallel_aware ? 0 : CUSTOMPATH_SUPPORT_BACKWARD_SCAN;
 #ifdef CUSTOMPATH_SUPPORT_PROJECTION
 	cpath->flags |= CUSTOMPATH_SUPPORT_PROJECTION;
 #endif
@@ -141,6 +154,20 @@ streamscan_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 		pathlist = lappend(pathlist, path);
 	}
 	rel->pathlist = pathlist;
+
+	if (!streamscan_parallel_enabled || rel->partial_pathlist == NIL)
+		return;
+	pathlist = NIL;
+	foreach(lc, rel->partial_pathlist)
+	{
+		Path	   *path = (Path *) lfirst(lc);
+
+		if (path->pathtype == T_SeqScan && IsA(path, Path) &&
+			path->parallel_aware)
+			pathlist = lappend(pathlist, streamscan_path_from(path));
+		pathlist = lappend(pathlist, path);
+	}
+	rel->partial_pathlist = pathlist;
 }
 
 /*
@@ -179,6 +206,17 @@ streamscan_init(void)
 							 "Plans heap sequential scans as memprobe's streaming scan.",
 							 "Takes effect when a query is planned.",
 							 &streamscan_enabled,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("memprobe.enable_parallel_streamscan",
+							 "Plans parallel heap sequential scans as memprobe's parallel streaming scan.",
+							 "Where the planner considers a Parallel Seq Scan of a heap table, it also "
+							 "considers memprobe's at the same cost.  Needs memprobe.enable_streamscan.  "
+							 "Takes effect when a query is planned.",
+							 &streamscan_parallel_enabled,
 							 true,
 							 PGC_USERSET,
 							 0,

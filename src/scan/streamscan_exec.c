@@ -46,6 +46,7 @@
 #include "postgres.h"
 
 #include "access/heapam.h"
+#include "access/parallel.h"
 #include "access/sysattr.h"
 #include "access/relscan.h"
 #include "access/syncscan.h"
@@ -66,6 +67,7 @@
 #include "shared/injection.h"
 #include "scan/page_quals.h"
 #include "scan/streamscan.h"
+#include "scan/streamscan_parallel.h"
 #include "scan/tuple_deform.h"
 
 typedef struct StreamScanState
@@ -84,6 +86,14 @@ typedef struct StreamScanState
 	BufferAccessStrategy strategy;	/* BAS_BULKREAD, for large tables */
 	BlockStream *stream;
 	BlockStreamStats stats;		/* stream totals over the node's life */
+
+	/*
+	 * A parallel-aware scan run with a parallel context: the shared block
+	 * allocation (streamscan_parallel.c).  NULL when serial, and when a
+	 * parallel-aware plan runs without one (then it scans every block, as
+	 * core's Parallel Seq Scan does then).
+	 */
+	StreamScanParallel *par;
 
 	/* the pass under way, as heapam's rs_inited / rs_dir */
 	bool		inited;
@@ -130,6 +140,14 @@ static void streamscan_end(CustomScanState *node);
 static void streamscan_rescan(CustomScanState *node);
 static void streamscan_explain(CustomScanState *node, List *ancestors,
 							   ExplainState *es);
+static void streamscan_shutdown(CustomScanState *node);
+static Size streamscan_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
+static void streamscan_initialize_dsm(CustomScanState *node, ParallelContext *pcxt,
+									  void *coordinate);
+static void streamscan_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt,
+										void *coordinate);
+static void streamscan_initialize_worker(CustomScanState *node, shm_toc *toc,
+										 void *coordinate);
 
 const CustomScanMethods streamscan_scan_methods = {
 	.CustomName = STREAMSCAN_CUSTOM_NAME,
@@ -143,6 +161,12 @@ static const CustomExecMethods streamscan_exec_methods = {
 	.EndCustomScan = streamscan_end,
 	.ReScanCustomScan = streamscan_rescan,
 	.ExplainCustomScan = streamscan_explain,
+	/* called by core for parallel-aware nodes only */
+	.EstimateDSMCustomScan = streamscan_estimate_dsm,
+	.InitializeDSMCustomScan = streamscan_initialize_dsm,
+	.ReInitializeDSMCustomScan = streamscan_reinitialize_dsm,
+	.InitializeWorkerCustomScan = streamscan_initialize_worker,
+	.ShutdownCustomScan = streamscan_shutdown,
 };
 
 static Node *
@@ -324,9 +348,27 @@ init_scan(StreamScanState *s, bool rescan)
 {
 	bool		bulk;
 
-	s->nblocks = RelationGetNumberOfBlocks(s->rel);
+	/*
+	 * A parallel scan believes the block count of the shared scan, rescans
+	 * too (initscan); the shared allocator picks the start block and
+	 * reports positions to the synchronized-scan machinery.
+	 */
+	if (s->par != NULL)
+		s->nblocks = streamscan_parallel_nblocks(s->par);
+	else
+		s->nblocks = RelationGetNumberOfBlocks(s->rel);
 
 	bulk = !RelationUsesLocalBuffers(s->rel) && s->nblocks > (BlockNumber) NBuffers / 4;
+
+	if (s->par != NULL)
+	{
+		s->report_sync = false;
+		s->startblock = 0;
+		s->inited = false;
+		s->cblock = InvalidBlockNumber;
+		pgstat_count_heap_scan(s->rel);
+		return bulk;
+	}
 
 	/*
 	 * As heapam's SO_ALLOW_SYNC: once off (a backward pass started, or the
@@ -359,7 +401,18 @@ next_block(struct ReadStream *stream, void *arg, void *per_buffer_data)
 	if (s->stream_done || s->nblocks == 0)
 		return InvalidBlockNumber;
 
-	if (!s->stream_started)
+	if (s->par != NULL)
+	{
+		/* as heapam's heap_scan_stream_read_next_parallel: forward only */
+		Assert(ScanDirectionIsForward(s->dir));
+		if (!s->stream_started)
+		{
+			s->stream_started = true;
+			streamscan_parallel_restart(s->par);
+		}
+		blk = streamscan_parallel_next_block(s->par, s->rel);
+	}
+	else if (!s->stream_started)
 	{
 		s->stream_started = true;
 		if (ScanDirectionIsForward(s->dir))
@@ -454,6 +507,8 @@ read_page(StreamScanState *s)
 	}
 	s->cbuf = buf;
 	s->cblock = BufferGetBlockNumber(buf);
+	if (s->par != NULL)
+		streamscan_parallel_note_read(s->par, s->cblock, &s->stats);
 
 	heap_page_prune_opt(s->rel, buf);
 
@@ -602,11 +657,21 @@ next_tuple(StreamScanState *s, ScanDirection dir)
 }
 
 /*
- * begin_scan
- *		The first fetch: as heap_beginscan for a sequential scan.
+ * lock_relation
+ *		As heap_beginscan for a sequential scan, before the block count is
+ *		read: the snapshot check and the relation's predicate lock.
+ *
+ * The lock comes before the block count (initscan, or for a parallel scan
+ * table_parallelscan_initialize).  The other way round, a concurrent
+ * serializable transaction could extend the table in between with a row
+ * this scan never reads, before this scan's lock exists for its write to
+ * see: the rw-conflict would be lost and write skew could commit.  (Core's
+ * Parallel Seq Scan counts the blocks first, in ExecSeqScanInitializeDSM,
+ * and takes the lock in table_beginscan_parallel after it: memprobe keeps
+ * the serial scan's order there too.)
  */
 static void
-begin_scan(StreamScanState *s)
+lock_relation(StreamScanState *s)
 {
 	/* page-at-a-time visibility is only right for MVCC snapshots */
 	if (!IsMVCCSnapshot(s->snapshot))
@@ -615,15 +680,17 @@ begin_scan(StreamScanState *s)
 				 errmsg("memprobe stream scan requires an MVCC snapshot"),
 				 errhint("Set memprobe.enable_streamscan to off.")));
 
-	/*
-	 * As heap_beginscan: the relation's predicate lock first, then the block
-	 * count (initscan).  The other way round, a concurrent serializable
-	 * transaction could extend the table in between with a row this scan
-	 * never reads, before this scan's lock exists for its write to see: the
-	 * rw-conflict would be lost and write skew could commit.
-	 */
 	PredicateLockRelation(s->rel, s->snapshot);
 	MEMPROBE_INJECTION_POINT("streamscan-scan-start");
+}
+
+/*
+ * start_scan
+ *		The rest of heap_beginscan: block count, strategy, stream.
+ */
+static void
+start_scan(StreamScanState *s)
+{
 	s->vistuples = MemoryContextAlloc(s->css.ss.ps.state->es_query_cxt,
 									  sizeof(OffsetNumber) * MaxHeapTuplesPerPage);
 	if (init_scan(s, false))
@@ -631,6 +698,18 @@ begin_scan(StreamScanState *s)
 	s->stream = block_stream_begin(s->rel, s->strategy, s->max_distance,
 								   next_block, s, &s->stats);
 	s->begun = true;
+}
+
+/*
+ * begin_scan
+ *		The first fetch of a serial scan (or of a parallel-aware one run
+ *		without a parallel context): as heap_beginscan.
+ */
+static void
+begin_scan(StreamScanState *s)
+{
+	lock_relation(s);
+	start_scan(s);
 }
 
 /*
@@ -811,6 +890,97 @@ streamscan_end(CustomScanState *node)
 	if (s->strategy)
 		FreeAccessStrategy(s->strategy);
 	s->strategy = NULL;
+	if (s->par != NULL)
+	{
+		if (IsParallelWorker())
+			streamscan_parallel_publish(s->par, &s->stats);
+		streamscan_parallel_end(s->par);
+		s->par = NULL;
+	}
+}
+
+/*
+ * streamscan_shutdown
+ *		A worker's scan is over (ExecShutdownNode): its page counts go to its
+ *		slot for the leader, before the worker reports that it has finished.
+ */
+static void
+streamscan_shutdown(CustomScanState *node)
+{
+	StreamScanState *s = (StreamScanState *) node;
+
+	if (s->par != NULL && IsParallelWorker())
+		streamscan_parallel_publish(s->par, &s->stats);
+}
+
+/*
+ * streamscan_estimate_dsm
+ *		Parallel-aware scans only (ExecParallelEstimate): see
+ *		streamscan_parallel.c.
+ */
+static Size
+streamscan_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
+{
+	StreamScanState *s = (StreamScanState *) node;
+
+	return streamscan_parallel_estimate(s->rel, s->snapshot, pcxt->nworkers);
+}
+
+/*
+ * streamscan_initialize_dsm
+ *		The leader, as ExecSeqScanInitializeDSM: the shared scan, and this
+ *		process's part in it begun, as table_beginscan_parallel() begins it
+ *		there, whether or not the leader will take part.
+ */
+static void
+streamscan_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	StreamScanState *s = (StreamScanState *) node;
+
+	if (!s->begun)
+		lock_relation(s);
+	s->par = streamscan_parallel_initialize(s->par, coordinate, node->pscan_len, pcxt,
+											s->rel, s->snapshot);
+	if (!s->begun)
+		start_scan(s);
+	else
+	{
+		/* a new parallel context for a scan begun already: start over */
+		if (BufferIsValid(s->cbuf))
+			ReleaseBuffer(s->cbuf);
+		s->cbuf = InvalidBuffer;
+		block_stream_reset(s->stream);
+		(void) init_scan(s, true);
+	}
+}
+
+/*
+ * streamscan_reinitialize_dsm
+ *		The leader, before a rescan's workers start: as
+ *		ExecSeqScanReInitializeDSM.  The leader's own rescan (which rewinds
+ *		its part) has run already (ExecReScanGather).
+ */
+static void
+streamscan_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	StreamScanState *s = (StreamScanState *) node;
+
+	streamscan_parallel_reinitialize(s->par, s->rel);
+}
+
+/*
+ * streamscan_initialize_worker
+ *		A worker, as ExecSeqScanInitializeWorker: its part of the shared
+ *		scan begun, with the snapshot the leader serialized in it.
+ */
+static void
+streamscan_initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
+{
+	StreamScanState *s = (StreamScanState *) node;
+
+	s->par = streamscan_parallel_attach(coordinate, s->rel);
+	s->snapshot = s->par->snapshot;
+	begin_scan(s);
 }
 
 /*
@@ -869,26 +1039,58 @@ workers_that_ran(PlanState *ps)
 }
 
 /*
+ * add_stats
+ *		*into plus *more: counts add up, the look-ahead bounds are the
+ *		furthest any participant reached.
+ */
+static void
+add_stats(BlockStreamStats *into, const BlockStreamStats *more)
+{
+	into->pages += more->pages;
+	into->hits += more->hits;
+	into->reads += more->reads;
+	into->prefetches += more->prefetches;
+	into->pages_again += more->pages_again;
+	into->distance_limit = Max(into->distance_limit, more->distance_limit);
+	into->distance_peak = Max(into->distance_peak, more->distance_peak);
+}
+
+/*
  * streamscan_explain
  *		EXPLAIN ANALYZE: how the scan looked ahead and what it read.
  *
- * These figures are the leader's own.  A scan that parallel workers also ran
- * (a non-partial scan under Gather, each worker reading the whole relation)
- * keeps its workers' figures in the workers: core passes custom scan nodes
- * no shared memory unless they are parallel-aware, and no instrumentation
- * callback at all, so they cannot be gathered.  Then EXPLAIN says so, rather
- * than print the leader's pages beside Buffers figures that count everyone's.
+ * A parallel-aware scan's figures are every participant's: the workers'
+ * come back through the node's shared memory (streamscan_parallel.c), and
+ * the line says how the pages were shared out.
+ *
+ * A non-parallel-aware scan that parallel workers also ran (a non-partial
+ * scan under Gather, each worker reading the whole relation) keeps its
+ * workers' figures in the workers: core passes custom scan nodes no shared
+ * memory unless they are parallel-aware, and no instrumentation callback at
+ * all, so they cannot be gathered.  Then EXPLAIN says so, rather than print
+ * the leader's pages beside Buffers figures that count everyone's.
  */
 static void
 streamscan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
 	StreamScanState *s = (StreamScanState *) node;
-	const BlockStreamStats *st = &s->stats;
-	int			nworkers = workers_that_ran(&node->ss.ps);
+	BlockStreamStats all = s->stats;
+	const BlockStreamStats *st = &all;
+	BlockStreamStats workers_sum;
+	const BlockStreamStats *each;
+	int			nslots = 0;
+	bool		parallel_aware = node->ss.ps.plan->parallel_aware;
+	int			nworkers = parallel_aware ? 0 : workers_that_ran(&node->ss.ps);
 	const char *kind;
 
 	if (!es->analyze || (!s->begun && nworkers == 0))
 		return;
+
+	if (parallel_aware && s->par != NULL)
+	{
+		nslots = streamscan_parallel_worker_stats(s->par, &workers_sum, &each);
+		add_stats(&all, &workers_sum);
+	}
 
 	if (!s->begun)
 	{
@@ -931,6 +1133,18 @@ streamscan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		compat_explain_indent(es);
 		appendStringInfo(es->str, "Pages: " INT64_FORMAT "  hit=" INT64_FORMAT "  read=" INT64_FORMAT,
 						 st->pages, st->hits, st->reads);
+		if (s->par != NULL)
+		{
+			/* how the shared scan's pages were shared out */
+			appendStringInfo(es->str, "  (leader " INT64_FORMAT, s->stats.pages);
+			for (int i = 0; i < nslots; i++)
+				appendStringInfo(es->str, "%s" INT64_FORMAT, i == 0 ? "; workers " : ", ",
+								 each[i].pages);
+			appendStringInfoChar(es->str, ')');
+#ifdef MEMPROBE_INJECTION_POINTS
+			appendStringInfo(es->str, "  read twice=" INT64_FORMAT, st->pages_again);
+#endif
+		}
 		if (nworkers > 0)
 			appendStringInfo(es->str, "  (leader only; %d parallel worker%s not counted)",
 							 nworkers, nworkers == 1 ? "" : "s");
@@ -954,6 +1168,14 @@ streamscan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyInteger("Pages", NULL, st->pages, es);
 		ExplainPropertyInteger("Pages Hit", NULL, st->hits, es);
 		ExplainPropertyInteger("Pages Read", NULL, st->reads, es);
+		if (s->par != NULL)
+		{
+			ExplainPropertyInteger("Pages By Leader", NULL, s->stats.pages, es);
+			ExplainPropertyInteger("Pages By Workers", NULL, workers_sum.pages, es);
+#ifdef MEMPROBE_INJECTION_POINTS
+			ExplainPropertyInteger("Pages Read Twice", NULL, st->pages_again, es);
+#endif
+		}
 		if (nworkers > 0)
 		{
 			ExplainPropertyText("Pages Counted By", "leader", es);
