@@ -116,9 +116,11 @@ class Variant:
 
 
 # --------------------------------------------------------------------------------------------
-# Workloads.  Each has: settings (server), setup(param) SQL run once per data size, query(param)
-# (the statement measured), session (settings for every variant), params (full, quick), and
-# variants(clusters) -> [Variant].
+# Workloads.  Each has: settings (server), setup(param, quick) SQL run once per data size (a
+# param whose setup is the same as the previous param's reuses its data), query(param) (the
+# statement measured), session (settings for every variant: a string, or a function of the
+# param), params (full, quick), and variants(clusters) -> [Variant].  With "plans", each row
+# records the plan its variant ran (one EXPLAIN ANALYZE).
 # --------------------------------------------------------------------------------------------
 
 # one row per 8kB page: 140000 rows make 1.1GB
@@ -129,7 +131,7 @@ ONEROW_SETUP = """
     INSERT INTO onerow SELECT g, repeat('x', 900) FROM generate_series(1, %d) g;
     VACUUM (FREEZE, ANALYZE) onerow;"""
 
-# StreamScan replaces serial seq scans (parallel ones stay core's): compare serial plans.
+# serial plans (the servers' default here too): the parallel_* workloads set the workers per param
 SERIAL = "-c max_parallel_workers_per_gather=0"
 NO_OTHER_JOINS = "-c enable_hashjoin=off -c enable_mergejoin=off -c enable_memoize=off"
 
@@ -170,6 +172,48 @@ def deform_variants(c):
     if "core18" in c:
         v.append(Variant("PostgreSQL 18 core", c["core18"]))
     return v
+
+
+def parallel_variants(c):
+    """StreamScan with its parallel-aware scan (Parallel Custom Scan under Gather), core's scans,
+    StreamScan with the parallel one off (core's Parallel Seq Scan under Gather, StreamScan in
+    serial plans), and PostgreSQL 18's core when bench/run was given --core18.  Core second:
+    --paired times the first two, StreamScan on against off."""
+    v = [Variant("memprobe", c["main"],
+                 "-c memprobe.enable_streamscan=on -c memprobe.enable_parallel_streamscan=on"),
+         Variant("core", c["main"], "-c memprobe.enable_streamscan=off"),
+         Variant("memprobe, parallel off", c["main"],
+                 "-c memprobe.enable_streamscan=on -c memprobe.enable_parallel_streamscan=off")]
+    if "core18" in c:
+        v.append(Variant("PostgreSQL 18 core", c["core18"]))
+    return v
+
+
+def workers_session(workers):
+    """Up to `workers` parallel workers per Gather; every other parallel setting at PostgreSQL's
+    default (the scratch servers start with max_parallel_workers_per_gather = 0)."""
+    return "-c max_parallel_workers_per_gather=%d" % workers
+
+
+def ints8_setup(rows):
+    """ints8: `rows` rows of 8 int columns, read once (hint bits set, pages in shared buffers)."""
+    return """
+        DROP TABLE IF EXISTS ints8;
+        CREATE TABLE ints8 AS SELECT g AS id, g AS c2, g AS c3, g AS c4, g AS c5, g AS c6,
+          g AS c7, g AS c8 FROM generate_series(1, %d) g;
+        VACUUM (FREEZE, ANALYZE) ints8;
+        SELECT count(*) FROM ints8;""" % rows
+
+
+def deform_setup(n, rows):
+    """deform_N: `rows` rows of a text column, N int columns, then the int column `last`."""
+    return """
+        DROP TABLE IF EXISTS deform_%(n)d;
+        CREATE TABLE deform_%(n)d AS SELECT 'row ' || g AS t%(cols)s, g AS last
+          FROM generate_series(1, %(rows)d) g;
+        VACUUM (FREEZE, ANALYZE) deform_%(n)d;
+        SELECT count(*) FROM deform_%(n)d;""" % {
+        "n": n, "rows": rows, "cols": "".join(", g AS c%d" % i for i in range(n))}
 
 
 def partitions_setup(n, quick):
@@ -370,12 +414,7 @@ WORKLOADS = [
         "session": SERIAL,
         "params": ([2500000], [100000]),
         "param_name": "rows",
-        "setup": lambda n, quick: """
-            DROP TABLE IF EXISTS ints8;
-            CREATE TABLE ints8 AS SELECT g AS id, g AS c2, g AS c3, g AS c4, g AS c5, g AS c6,
-              g AS c7, g AS c8 FROM generate_series(1, %d) g;
-            VACUUM (FREEZE, ANALYZE) ints8;
-            SELECT count(*) FROM ints8;""" % n,
+        "setup": lambda n, quick: ints8_setup(n),
         "query": lambda n: "SELECT * FROM ints8 WHERE id = 0;",
         "variants": streamscan_variants,
         "transactions": (lambda n: 40, lambda n: 5),
@@ -388,17 +427,43 @@ WORKLOADS = [
         "session": SERIAL,
         "params": ([0, 1, 2, 4, 8, 15, 32], [0, 15]),
         "param_name": "columns",
-        "setup": lambda n, quick: """
-            DROP TABLE IF EXISTS deform_%(n)d;
-            CREATE TABLE deform_%(n)d AS SELECT 'row ' || g AS t%(cols)s, g AS last
-              FROM generate_series(1, %(rows)d) g;
-            VACUUM (FREEZE, ANALYZE) deform_%(n)d;
-            SELECT count(*) FROM deform_%(n)d;""" % {
-            "n": n, "rows": 50000 if quick else 1000000,
-            "cols": "".join(", g AS c%d" % i for i in range(n))},
+        "setup": lambda n, quick: deform_setup(n, 50000 if quick else 1000000),
         "query": lambda n: "SELECT sum(last) FROM deform_%d;" % n,
         "variants": deform_variants,
         "transactions": (lambda n: 20, lambda n: 3),
+    },
+    # The parallel sweeps: the same tables, up to 0, 1, 2 workers.  Quick data is just large
+    # enough for the planner to plan 2 workers at the default min_parallel_table_scan_size (8MB:
+    # one worker from 1024 pages, two from 3072).
+    {
+        "name": "parallel_filter_all",
+        "title": "seqscan_filter_all's SELECT * FROM t WHERE id = 0 (2.5M rows of 8 ints in shared "
+                 "buffers), up to N parallel workers, other parallel settings at their defaults",
+        "settings": {"shared_buffers": "1GB"},
+        "session": workers_session,
+        "params": ([0, 1, 2], [2]),
+        "param_name": "workers",
+        "setup": lambda w, quick: ints8_setup(500000 if quick else 2500000),
+        "query": lambda w: "SELECT * FROM ints8 WHERE id = 0;",
+        "variants": parallel_variants,
+        "transactions": (lambda w: 40, lambda w: 5),
+        "prewarm": "ints8",
+        "plans": True,
+    },
+    {
+        "name": "parallel_deform",
+        "title": "deform's sum(last) after a text column and 15 int columns (1M rows in shared "
+                 "buffers), up to N parallel workers, other parallel settings at their defaults",
+        "settings": {"shared_buffers": "1GB"},
+        "session": workers_session,
+        "params": ([0, 1, 2], [2]),
+        "param_name": "workers",
+        "setup": lambda w, quick: deform_setup(15, 250000 if quick else 1000000),
+        "query": lambda w: "SELECT sum(last) FROM deform_15;",
+        "variants": parallel_variants,
+        "transactions": (lambda w: 20, lambda w: 3),
+        "prewarm": "deform_15",
+        "plans": True,
     },
     partitions_workload(
         "partitions_explain",
@@ -454,9 +519,13 @@ WORKLOADS = [
 ]
 
 
-def session_options(wl, variant):
-    """PGOPTIONS for a variant of a workload: the workload's settings, then the variant's."""
-    return (wl.get("session", "") + " " + variant.options).strip()
+def session_options(wl, variant, param):
+    """PGOPTIONS for a variant of a workload at a param: the workload's settings (a string, or a
+    function of the param), then the variant's."""
+    session = wl.get("session", "")
+    if callable(session):
+        session = session(param)
+    return (session + " " + variant.options).strip()
 
 
 def parse_pgbench(out):
@@ -469,7 +538,7 @@ def parse_pgbench(out):
 
 def run_pgbench(variant, wl, param, quick, script_path):
     c = variant.cluster
-    env = {"PGOPTIONS": session_options(wl, variant)}
+    env = {"PGOPTIONS": session_options(wl, variant, param)}
     if "builtin" in wl:
         dur = wl["duration"][1 if quick else 0]
         clients = str(wl.get("clients", 1))
@@ -481,13 +550,15 @@ def run_pgbench(variant, wl, param, quick, script_path):
     return parse_pgbench(res.stdout)
 
 
-def explain_memory(variant, wl, param):
-    """The memory figure of the plan: EXPLAIN's Maximum Storage (PostgreSQL 18's Material, or
-    memprobe's node), in kB, summed over nodes; None where the plan shows none."""
+def explain_plan(variant, wl, param):
+    """One EXPLAIN ANALYZE of the variant's statement: (the memory figure of the plan, the plan
+    it ran).  The memory figure is EXPLAIN's Maximum Storage (PostgreSQL 18's Material, or
+    memprobe's node) in kB, the largest over nodes; None where the plan shows none.  The plan is
+    plan_outline's, for workloads with "plans" (else None)."""
     if "builtin" in wl or not wl.get("explain", True):
-        return None
+        return None, None
     sql = "EXPLAIN (ANALYZE, FORMAT JSON, TIMING OFF) " + wl["query"](param)
-    out = variant.cluster.psql(sql, options=session_options(wl, variant))
+    out = variant.cluster.psql(sql, options=session_options(wl, variant, param))
     plan = json.loads(out)
     found = []
 
@@ -498,7 +569,30 @@ def explain_memory(variant, wl, param):
             walk(child)
 
     walk(plan[0]["Plan"])
-    return max(found) if found else None
+    return (max(found) if found else None,
+            plan_outline(plan[0]["Plan"]) if wl.get("plans") else None)
+
+
+def plan_outline(node):
+    """A plan's nodes as EXPLAIN's text format names them, parent -> child ("; " between
+    siblings), with Gather's workers planned and launched: which scan ran, in how many
+    processes."""
+    name = node["Node Type"]
+    if name == "Custom Scan":
+        name += " (%s)" % node.get("Custom Plan Provider", "?")
+    if node.get("Partial Mode") in ("Partial", "Finalize"):
+        name = "%s %s" % (node["Partial Mode"], name)
+    if node.get("Parallel Aware"):
+        name = "Parallel " + name
+    if "Workers Planned" in node:
+        name += " (workers planned %s, launched %s)" % (node["Workers Planned"],
+                                                       node.get("Workers Launched", "?"))
+    children = [plan_outline(child) for child in node.get("Plans", [])]
+    if len(children) == 1:
+        name += " -> " + children[0]
+    elif children:
+        name += " -> (" + "; ".join(children) + ")"
+    return name
 
 
 def evict_relation(cluster, relname):
@@ -555,7 +649,7 @@ def perf_counters(variant, wl, param, runs):
     if "builtin" in wl or shutil.which("perf") is None:
         return None
     c = variant.cluster
-    env = dict(os.environ, PGOPTIONS=session_options(wl, variant))
+    env = dict(os.environ, PGOPTIONS=session_options(wl, variant, param))
     proc = subprocess.Popen(["runuser", "-u", USER, "--", c.bin("psql"), "-X", "-q", "-At"]
                             + c.conn_args("bench"), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             text=True, env=env)
@@ -591,9 +685,9 @@ def perf_counters(variant, wl, param, runs):
 class Session:
     """A psql session of one variant, kept open: executions timed one by one, client side."""
 
-    def __init__(self, variant, wl):
+    def __init__(self, variant, wl, param):
         c = variant.cluster
-        env = dict(os.environ, PGOPTIONS=session_options(wl, variant))
+        env = dict(os.environ, PGOPTIONS=session_options(wl, variant, param))
         self.proc = subprocess.Popen(["runuser", "-u", USER, "--", c.bin("psql"), "-X", "-q",
                                       "-At", "-v", "ON_ERROR_STOP=1"] + c.conn_args("bench"),
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
@@ -622,7 +716,7 @@ def paired(wl, param, variants, pairs, mode):
     (A B, then B A, ...), and the median of the pairs' ratios A/B with a bootstrap 95%
     interval: finer than medians of pgbench runs, for differences of a percent or two.
     Cold: the relation is evicted from the page cache before every execution."""
-    a, b = Session(variants[0], wl), Session(variants[1], wl)
+    a, b = Session(variants[0], wl, param), Session(variants[1], wl, param)
     query = wl["query"](param)
 
     def timed(session, variant):
@@ -675,7 +769,7 @@ def measure_cursor(wl, param, variants, rounds):
     """Cold cursor workloads: per execution, open the cursor and move it to the end (reading the
     table forward), evict the table from the page cache, then time the backward move alone."""
     opener, timed, closer = wl["cursor"]
-    sessions = [Session(v, wl) for v in variants]
+    sessions = [Session(v, wl, param) for v in variants]
     samples = {v.label: [] for v in variants}
     io = {v.label: [] for v in variants}
     try:
@@ -706,6 +800,7 @@ def measure(wl, clusters, quick, rounds, with_perf, outdir, pairs=0):
     params = wl["params"][1 if quick else 0]
     for c in set(clusters.values()):
         c.restart(wl["settings"])
+    last_setup = None
     for param in params:
         variants = wl["variants"](clusters)
         script_path = None
@@ -716,12 +811,14 @@ def measure(wl, clusters, quick, rounds, with_perf, outdir, pairs=0):
         else:
             setup = wl["setup"](param, quick)
             for c in set(v.cluster for v in variants):
-                c.psql(setup)
+                if setup != last_setup:     # the same data as the previous param's: keep it
+                    c.psql(setup)
                 if wl.get("cold"):
                     # start from empty shared buffers: only the scan's own reads stay there
                     c.restart(wl["settings"])
                 if wl.get("prewarm"):
                     c.psql("SELECT count(*) FROM %s" % wl["prewarm"])
+            last_setup = setup
             if "cursor" in wl:
                 results += measure_cursor(wl, param, variants, rounds)
                 continue
@@ -750,9 +847,13 @@ def measure(wl, clusters, quick, rounds, with_perf, outdir, pairs=0):
             for v in variants:
                 lats = [s[0] for s in samples[v.label]]
                 tpss = [s[1] for s in samples[v.label]]
+                memory, outline = explain_plan(v, wl, param) if mode == "warm" else (None, None)
                 row = result_row(wl, param, mode, v, rounds, lats, statistics.median(tpss),
-                                 explain_memory(v, wl, param) if mode == "warm" else None,
-                                 io[v.label] if mode == "cold" else None)
+                                 memory, io[v.label] if mode == "cold" else None)
+                if outline is not None:
+                    row["plan"] = outline
+                    log("  %-22s %-8s %-6s %-16s plan: %s" % (wl["name"], param, mode, v.label,
+                                                             outline))
                 if with_perf and mode == "warm":
                     row["perf"] = perf_counters(v, wl, param, 5 if quick else 20)
                 results.append(row)
@@ -772,7 +873,7 @@ def measure(wl, clusters, quick, rounds, with_perf, outdir, pairs=0):
 def run_pgbench_cold(variant, wl, param, script_path):
     """One execution right after evicting the relation: a single transaction."""
     c = variant.cluster
-    env = {"PGOPTIONS": session_options(wl, variant)}
+    env = {"PGOPTIONS": session_options(wl, variant, param)}
     res = as_user([c.bin("pgbench"), "-n", "-f", script_path, "-t", "1"] + c.conn_args("bench"),
                   env=env)
     return parse_pgbench(res.stdout)
@@ -818,6 +919,17 @@ def markdown(results, meta):
             lines.append("| %s | %s=%s | %s | %.0f | %.1f |" % (
                 r["workload"], r["param_name"], r["param"], r["variant"], r["disk_reads"],
                 r["disk_read_kb"]))
+    planned = [r for r in results if r.get("plan")]
+    if planned:
+        lines.append("")
+        lines.append("Plans run (one EXPLAIN ANALYZE per variant and param, after the timed "
+                     "rounds): EXPLAIN's node names, parent -> child, with Gather's workers.")
+        lines.append("")
+        lines.append("| workload | param | variant | plan |")
+        lines.append("|" + "---|" * 4)
+        for r in planned:
+            lines.append("| %s | %s=%s | %s | %s |" % (r["workload"], r["param_name"], r["param"],
+                                                     r["variant"], r["plan"]))
     prs = [r["paired"] for r in results if r.get("paired")]
     if prs:
         lines.append("")
@@ -887,7 +999,7 @@ def plot(results, outdir):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bindir")
-    ap.add_argument("--core18-bindir", help="a PostgreSQL 18 build: adds its core to the store workloads")
+    ap.add_argument("--core18-bindir", help="a PostgreSQL 18 build: adds its core to the store, deform and parallel workloads")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--rounds", type=int)
     ap.add_argument("--perf", action="store_true")
@@ -923,7 +1035,8 @@ def main():
     os.makedirs(outdir, exist_ok=True)
 
     clusters = {"main": Cluster(args.bindir, "main", 54991, preload=True)}
-    if args.core18_bindir and any(w.get("variants") in (stores_variants, deform_variants) for w in chosen):
+    if args.core18_bindir and any(w.get("variants") in (stores_variants, deform_variants,
+                                                        parallel_variants) for w in chosen):
         clusters["core18"] = Cluster(args.core18_bindir, "core18", 54993, preload=False)
     if any(w["name"].startswith("pgbench_") for w in chosen):
         clusters["plain"] = Cluster(args.bindir, "plain", 54992, preload=False)
@@ -953,7 +1066,8 @@ def main():
         "kernel": platform.release(), "rounds": rounds, "quick": args.quick,
         "seconds": round(time.time() - started),
         "settings": "fsync=off, synchronous_commit=off, jit=off, autovacuum=off, "
-                    "max_parallel_workers_per_gather=0; shared_buffers per workload",
+                    "max_parallel_workers_per_gather=0 (the parallel_* workloads set it per "
+                    "param); shared_buffers per workload",
     }
     with open(os.path.join(outdir, "results.json"), "w") as f:
         json.dump({"meta": meta, "results": results}, f, indent=1)
