@@ -48,7 +48,7 @@ PG_CPPFLAGS = -I$(srcdir)/src -DMEMPROBE_VERSION=\"$(EXTVERSION)\"
 # (as pg_cron does) instead of using whatever server is running.
 REGRESS = setup module_version contexts alloc_bench alloc_bench_cancel bump privileges material material_memory material_plans \
 	material_mergejoin material_spill \
-	streamscan streamscan_types streamscan_cursors streamscan_large streamscan_page_quals streamscan_turnaround streamscan_by_need \
+	streamscan streamscan_types streamscan_cursors streamscan_large streamscan_page_quals streamscan_turnaround streamscan_by_need streamscan_parallel \
 	stores stores_tablefunc stores_shared_subplan explain_storage explain_storage_literals sampler guard
 REGRESS_OPTS = --temp-config=$(srcdir)/memprobe.conf --temp-instance=./tmp_check
 
@@ -64,7 +64,7 @@ ISOLATION_OPTS = --temp-config=$(srcdir)/memprobe.conf --temp-instance=./tmp_che
 ifeq ($(MEMPROBE_INJECTION_POINTS),1)
 PG_CPPFLAGS += -DMEMPROBE_INJECTION_POINTS
 OBJS += src/testing/injection.o src/testing/deform_check.o
-REGRESS += deform_random
+REGRESS += deform_random streamscan_parallel_blocks
 ISOLATION += streamscan_ssi_window
 endif
 # so that "make clean" removes them whichever build runs it

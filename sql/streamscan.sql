@@ -504,16 +504,17 @@ SELECT count(*), md5(string_agg(ss_pt::text, ',')) FROM ss_pt;
 SELECT a, c FROM ss_t WHERE a % 500 = 0;
 SELECT set_config(CASE WHEN current_setting('server_version_num')::int >= 160000
                        THEN 'debug_parallel_query' ELSE 'force_parallel_mode' END, 'off', false);
--- a parallel plan: core's Parallel Seq Scan stays
+-- a parallel plan: memprobe's parallel-aware scan (streamscan_parallel has
+-- the rest), core's Parallel Seq Scan with memprobe.enable_parallel_streamscan off
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SELECT plan('SELECT count(*), sum(a) FROM ss_t WHERE b < 5');
 SELECT count(*), sum(a) FROM ss_t WHERE b < 5;
-SET memprobe.enable_streamscan = off;
+SET memprobe.enable_parallel_streamscan = off;
 SELECT plan('SELECT count(*), sum(a) FROM ss_t WHERE b < 5');
 SELECT count(*), sum(a) FROM ss_t WHERE b < 5;
-RESET memprobe.enable_streamscan;
+RESET memprobe.enable_parallel_streamscan;
 -- a non-partial StreamScan under Gather: each worker, and the leader, scan
 -- the whole inner relation.  EXPLAIN ANALYZE's page counts are the leader's
 -- alone (core gives custom scans no way to gather their workers' own
@@ -530,13 +531,13 @@ SELECT CASE WHEN (s->>'Actual Loops')::int > 1
                  (s->>'Workers Not Counted')::int = (s->>'Actual Loops')::int - 1
             ELSE NOT s ? 'Pages Counted By' END AS labelled,
        (s->>'Pages')::int = pg_relation_size('ss_t') / 8192 AS leader_pages
-FROM scan_stats('SELECT count(*) FROM ss_gather_outer o JOIN ss_t t USING (a)') s;
+FROM scan_stats('SELECT count(*) FROM ss_gather_outer o JOIN ss_t t USING (a)', relname => 'ss_t') s;
 -- only the workers ran it: no pages shown, and the workers named
 SET parallel_leader_participation = off;
 SELECT (s->>'Actual Loops')::int > 0 AS workers_ran, s->>'Pages Counted By' AS counted_by,
        (s->>'Workers Not Counted')::int = (s->>'Actual Loops')::int AS all_named,
        s ? 'Pages' AS has_pages
-FROM scan_stats('SELECT count(*) FROM ss_gather_outer o JOIN ss_t t USING (a)') s;
+FROM scan_stats('SELECT count(*) FROM ss_gather_outer o JOIN ss_t t USING (a)', relname => 'ss_t') s;
 RESET parallel_leader_participation;
 RESET enable_parallel_hash;
 DROP TABLE ss_gather_outer;
