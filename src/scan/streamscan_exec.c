@@ -936,6 +936,8 @@ static void
 streamscan_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
 	StreamScanState *s = (StreamScanState *) node;
+	/* the scan's state lives as long as the query, wherever the Gather runs */
+	MemoryContext oldcxt = MemoryContextSwitchTo(node->ss.ps.state->es_query_cxt);
 
 	if (!s->begun)
 		lock_relation(s);
@@ -952,6 +954,7 @@ streamscan_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *co
 		block_stream_reset(s->stream);
 		(void) init_scan(s, true);
 	}
+	MemoryContextSwitchTo(oldcxt);
 }
 
 /*
@@ -977,10 +980,12 @@ static void
 streamscan_initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 {
 	StreamScanState *s = (StreamScanState *) node;
+	MemoryContext oldcxt = MemoryContextSwitchTo(node->ss.ps.state->es_query_cxt);
 
 	s->par = streamscan_parallel_attach(coordinate, s->rel);
 	s->snapshot = s->par->snapshot;
 	begin_scan(s);
+	MemoryContextSwitchTo(oldcxt);
 }
 
 /*
