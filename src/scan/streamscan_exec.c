@@ -1061,6 +1061,26 @@ add_stats(BlockStreamStats *into, const BlockStreamStats *more)
 }
 
 /*
+ * explained_page_quals
+ *		How many of the qual's clauses ran in the page loop.  A parallel
+ *		scan's leader that took no part (parallel_leader_participation =
+ *		off) never prepared its scan: its workers, which have the leader's
+ *		settings and plan, built what it would build, so it is built here.
+ */
+static int
+explained_page_quals(StreamScanState *s)
+{
+	Scan	   *scan = (Scan *) s->css.ss.ps.plan;
+	PageQuals  *pq;
+	List	   *rest;
+
+	if (s->prepared || !s->want_page_quals || s->par == NULL)
+		return s->page_quals ? s->page_quals->nquals : 0;
+	pq = page_quals_build(scan->plan.qual, scan->scanrelid, RelationGetDescr(s->rel), &rest);
+	return pq ? pq->nquals : 0;
+}
+
+/*
  * streamscan_explain
  *		EXPLAIN ANALYZE: how the scan looked ahead and what it read.
  *
@@ -1086,6 +1106,7 @@ streamscan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	int			nslots = 0;
 	bool		parallel_aware = node->ss.ps.plan->parallel_aware;
 	int			nworkers = parallel_aware ? 0 : workers_that_ran(&node->ss.ps);
+	int			npage_quals;
 	const char *kind;
 
 	if (!es->analyze || (!s->begun && nworkers == 0))
@@ -1096,6 +1117,7 @@ streamscan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		nslots = streamscan_parallel_worker_stats(s->par, &workers_sum, &each);
 		add_stats(&all, &workers_sum);
 	}
+	npage_quals = explained_page_quals(s);
 
 	if (!s->begun)
 	{
@@ -1154,10 +1176,10 @@ streamscan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			appendStringInfo(es->str, "  (leader only; %d parallel worker%s not counted)",
 							 nworkers, nworkers == 1 ? "" : "s");
 		appendStringInfoChar(es->str, '\n');
-		if (s->page_quals)
+		if (npage_quals > 0)
 		{
 			compat_explain_indent(es);
-			appendStringInfo(es->str, "Page Quals: %d of %d\n", s->page_quals->nquals,
+			appendStringInfo(es->str, "Page Quals: %d of %d\n", npage_quals,
 							 list_length(((Scan *) node->ss.ps.plan)->plan.qual));
 		}
 	}
@@ -1186,8 +1208,7 @@ streamscan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			ExplainPropertyText("Pages Counted By", "leader", es);
 			ExplainPropertyInteger("Workers Not Counted", NULL, nworkers, es);
 		}
-		ExplainPropertyInteger("Page Quals", NULL,
-							   s->page_quals ? s->page_quals->nquals : 0, es);
+		ExplainPropertyInteger("Page Quals", NULL, npage_quals, es);
 	}
 }
 
