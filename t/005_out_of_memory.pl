@@ -240,6 +240,11 @@ $runaway;
 	  . ($ok ? 'succeeded' : 'failed') . ", stderr:\n$ra_err";
 
 	my $end = time;
+	# A backend the kernel killed: its client can see the connection go before the postmaster
+	# has reaped it, and a first connection then still gets in, to be refused a moment later
+	# ("in recovery mode"); so wait for the postmaster to have started the crash restart.
+	$node->wait_for_log(qr/all server processes terminated; reinitializing/, $log_offset)
+	  if $ra_err =~ /server closed the connection unexpectedly|connection to server was lost/;
 	$node->poll_query_until('postgres', 'SELECT 1', '1')
 	  or die 'the server does not answer after the runaway statement';
 	$r{down_seconds} = sprintf('%.1f', time - $end);

@@ -123,9 +123,12 @@ my %variant = (
 	},);
 
 my $s = $node->background_psql('postgres', on_error_stop => 0);
+# sequential scans only: once the writer has grown the table, "id <= 20000" can be planned as an
+# index scan on the primary key
 $s->query_safe(
 	q{SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0;
-	  SET min_parallel_table_scan_size = 0; SET max_parallel_workers_per_gather = 2});
+	  SET min_parallel_table_scan_size = 0; SET max_parallel_workers_per_gather = 2;
+	  SET enable_indexscan = off; SET enable_indexonlyscan = off; SET enable_bitmapscan = off});
 
 # --- the plans are the parallel ones
 
