@@ -215,6 +215,37 @@ REVOKE ALL ON memprobe_before_restart FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION memprobe_before_restart() TO pg_read_all_stats;
 GRANT SELECT ON memprobe_before_restart TO pg_read_all_stats;
 
+--
+-- What the memory guard sees (the memory available to the server, the largest process, at the
+-- sampler's last sample) and the statements it cancelled, for monitoring.
+--
+CREATE FUNCTION memprobe_guard(
+    OUT sampled_at timestamptz,
+    OUT available_bytes int8,
+    OUT available_source text,
+    OUT largest_pid int4,
+    OUT largest_private_bytes int8,
+    OUT backend_memory_limit_bytes int8,
+    OUT min_available_memory_bytes int8,
+    OUT cancels_backend_memory_limit int8,
+    OUT cancels_min_available_memory int8,
+    OUT last_cancel_at timestamptz)
+RETURNS record
+AS 'MODULE_PATHNAME', 'memprobe_guard'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION memprobe_guard() IS
+'the memory guard: the memory available to the server and the largest process at the sampler''s last sample, the settings in bytes, and the statements cancelled per setting since the server started';
+
+CREATE VIEW memprobe_guard AS
+    SELECT * FROM memprobe_guard();
+
+COMMENT ON VIEW memprobe_guard IS
+'one row: memory available to the server (and from where), the largest process, the guard''s settings and its cancels per setting';
+
+-- As memprobe_samples and memprobe_backends: readable by everyone (pg_monitor included).
+GRANT SELECT ON memprobe_guard TO PUBLIC;
+
 CREATE VIEW memprobe_backends AS
     SELECT a.pid,
            a.backend_type,

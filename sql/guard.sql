@@ -16,11 +16,22 @@ BEGIN
   PERFORM pg_sleep(secs);
   RETURN array_length(a, 1);
 END $$;
+-- memprobe_guard's counters before (they count from the server's start)
+SELECT cancels_backend_memory_limit AS bml_before, cancels_min_available_memory AS mam_before,
+       clock_timestamp() AS gd_started
+  FROM memprobe_guard \gset
 -- the setting is the server's: reload, and give the sampler time to read it
+-- (min_available_memory at 1kB, far below anything real, so that memprobe_guard shows a value)
 ALTER SYSTEM SET memprobe.backend_memory_limit = '150MB';
+ALTER SYSTEM SET memprobe.min_available_memory = '1kB';
 SELECT pg_reload_conf();
 SELECT pg_sleep(0.5);
 SHOW memprobe.backend_memory_limit;
+-- memprobe_guard: the settings in bytes
+SELECT backend_memory_limit_bytes, min_available_memory_bytes,
+       backend_memory_limit_bytes = pg_size_bytes(current_setting('memprobe.backend_memory_limit')) AND
+       min_available_memory_bytes = pg_size_bytes(current_setting('memprobe.min_available_memory')) AS as_set
+  FROM memprobe_guard;
 SELECT memprobe_statements_reset() IS NOT NULL AS t;
 
 -- below the limit: never cancelled
@@ -73,10 +84,43 @@ DROP TABLE gd_rows;
 SELECT query, calls, failed_calls, failed_max_private_bytes > 150 * 1024 * 1024 AS over_limit
   FROM memprobe_statements WHERE query LIKE 'SELECT gd_hold%' ORDER BY query;
 
+-- memprobe_guard counted the three statements cancelled (the parallel query's once, its
+-- worker's), none for min_available_memory, and when the last was
+SELECT cancels_backend_memory_limit - :bml_before AS backend_memory_limit_cancels,
+       cancels_min_available_memory - :mam_before AS min_available_memory_cancels,
+       last_cancel_at > :'gd_started' AS last_cancel_since_start,
+       last_cancel_at <= clock_timestamp() AS last_cancel_past
+  FROM memprobe_guard;
+-- and what the guard saw at the last sample: the memory available to the server, and from where
+SELECT sampled_at IS NOT NULL AS sampled, available_bytes > 0 AS available,
+       available_source IN ('cgroup v1', 'cgroup v2', 'MemAvailable') AS known_source
+  FROM memprobe_guard;
+-- the largest process, the one memprobe_samples shows at the same sample (read one after the
+-- other, the two can straddle a sample: read again then)
+DO $$
+DECLARE
+  same bool;
+BEGIN
+  FOR i IN 1..100 LOOP
+    CREATE TEMP TABLE gd_samples AS SELECT * FROM memprobe_samples();
+    SELECT g.largest_private_bytes = (SELECT max(private_bytes) FROM gd_samples) AND
+           g.largest_private_bytes = (SELECT private_bytes FROM gd_samples WHERE pid = g.largest_pid)
+      INTO same
+      FROM memprobe_guard g
+     WHERE g.sampled_at = (SELECT max(sampled_at) FROM gd_samples);
+    DROP TABLE gd_samples;
+    EXIT WHEN same IS NOT NULL;
+    PERFORM pg_sleep(0.01);
+  END LOOP;
+  RAISE NOTICE 'largest process as in memprobe_samples: %', same;
+END $$;
+
 ALTER SYSTEM RESET memprobe.backend_memory_limit;
+ALTER SYSTEM RESET memprobe.min_available_memory;
 SELECT pg_reload_conf();
 SELECT pg_sleep(0.5);
 SHOW memprobe.backend_memory_limit;
+SELECT backend_memory_limit_bytes, min_available_memory_bytes FROM memprobe_guard;
 -- off again: the same statement runs to its end
 SELECT gd_hold(300, 0.5);
 DROP FUNCTION gd_hold(int, float8);

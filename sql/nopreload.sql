@@ -39,6 +39,8 @@ SELECT * FROM memprobe_statements_info;
 SELECT * FROM memprobe_samples();
 SELECT * FROM memprobe_history;
 SELECT * FROM memprobe_before_restart;
+SELECT * FROM memprobe_guard;
+SELECT * FROM memprobe_guard();
 -- and so does every backend's memory
 SELECT * FROM memprobe_backends;
 SELECT * FROM memprobe_backend_contexts(pg_backend_pid());

@@ -6,7 +6,7 @@
 #   - the guard and a session idle in a transaction above memprobe.backend_memory_limit: it has
 #     no statement to cancel; the guard logs that once, cancels nothing, and the session goes on;
 #   - readers never wait on the sampler: with the sampler stopped (SIGSTOP) memprobe_backends,
-#     memprobe_samples and memprobe_history still return at once;
+#     memprobe_samples, memprobe_history and memprobe_guard still return at once;
 #   - after a crash (kill -9 of a backend holding ~300MB mid-statement, as the OOM killer would)
 #     the server restarts, logs one line naming that pid, its query id and memory, and
 #     memprobe_before_restart shows it; a clean restart afterwards shows nothing.
@@ -106,10 +106,11 @@ my ($ret, $out, $err) = $node->psql('postgres',
 	q{SET statement_timeout = '5s';
 	  SELECT count(*) > 0 FROM memprobe_backends;
 	  SELECT count(*) > 0 FROM memprobe_samples();
-	  SELECT count(*) >= 0 FROM memprobe_history;});
+	  SELECT count(*) >= 0 FROM memprobe_history;
+	  SELECT sampled_at IS NOT NULL FROM memprobe_guard;});
 kill 'CONT', $sampler_pid;
 is($ret, 0, 'with the sampler stopped, the views still return') or note $err;
-is($out, "t\nt\nt", 'and have rows');
+is($out, "t\nt\nt\nt", 'and have rows');
 
 # --- the guard and a process idle in a transaction: no statement to cancel, logged once
 

@@ -149,6 +149,17 @@ is( $node->safe_psql('postgres',
 	't',
 	'guard: memprobe_statements counts the cancelled execution with its memory');
 
+# memprobe_guard (counting since the restart for the settings) counted the cancel, and saw the
+# memory the cgroup left
+is( $node->safe_psql('postgres',
+		q{SELECT cancels_min_available_memory >= 1, cancels_backend_memory_limit = 0,
+		         last_cancel_at IS NOT NULL, min_available_memory_bytes = 300 * 1024 * 1024,
+		         available_source IN ('cgroup v1', 'cgroup v2'), available_bytes <= }
+		  . $limit
+		  . q{ FROM memprobe_guard}),
+	't|t|t|t|t|t',
+	'guard: memprobe_guard counts the cancel and shows the cgroup\'s available memory');
+
 # --- after the scenarios: the server is up, in the group, and its data intact
 
 is($node->safe_psql('postgres', 'SELECT count(*) FROM pgbench_accounts'),

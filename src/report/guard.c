@@ -32,6 +32,13 @@
  * memory.stat, as container runtimes compute it: the kernel reclaims that
  * cache before it kills); otherwise MemAvailable from /proc/meminfo.
  *
+ * What the guard sees is readable from SQL (memprobe_guard): at each sample
+ * the sampler publishes the available memory (computed whether or not
+ * min_available_memory is set) and the largest process into the one of two
+ * slots readers are not told to read, each under a change counter, then
+ * names it the latest; the statements cancelled are counted per setting in
+ * atomics.  The sampler is the only writer, and readers never wait on it.
+ *
  * What it cannot catch: memory that grows by more than the headroom between
  * two samples (one allocation of 900MB), memory of processes outside
  * PostgreSQL, and a process idle in a transaction (it has no statement to
@@ -45,6 +52,8 @@
 
 #include <signal.h>
 
+#include "access/htup_details.h"
+#include "funcapi.h"
 #include "miscadmin.h"
 #include "optimizer/planner.h"
 #include "pgstat.h"
@@ -53,11 +62,14 @@
 #include "storage/proc.h"
 #include "storage/shmem.h"
 #include "utils/backend_status.h"
+#include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
+#include "utils/timestamp.h"
 
 #include "report/guard.h"
+#include "report/sampler.h"
 #include "shared/injection.h"
 #include "shared/changecount.h"
 #include "shared/compat.h"
@@ -85,10 +97,40 @@ typedef struct GuardSlot
 	int64		held;			/* the process's memory (GUARD_MIN_AVAILABLE) */
 } GuardSlot;
 
+/* Where available_memory()'s figure comes from; memprobe_guard shows the name. */
+typedef enum AvailableSource
+{
+	AVAILABLE_UNKNOWN,
+	AVAILABLE_CGROUP_V1,
+	AVAILABLE_CGROUP_V2,
+	AVAILABLE_MEMAVAILABLE
+} AvailableSource;
+
+static const char *const available_source_names[] = {
+	[AVAILABLE_UNKNOWN] = NULL,
+	[AVAILABLE_CGROUP_V1] = "cgroup v1",
+	[AVAILABLE_CGROUP_V2] = "cgroup v2",
+	[AVAILABLE_MEMAVAILABLE] = "MemAvailable",
+};
+
+/* What the guard saw at one sample, as memprobe_guard shows it. */
+typedef struct GuardSample
+{
+	pg_atomic_uint32 changecount;	/* odd while the sampler writes it */
+	TimestampTz sampled_at;		/* 0: no sample yet */
+	int64		available;		/* bytes; -1: unknown */
+	int			source;			/* AvailableSource */
+	int			largest_pid;	/* 0: no process sampled */
+	int64		largest_bytes;
+} GuardSample;
+
 typedef struct GuardShared
 {
 	int			nslots;
-	pg_atomic_uint64 cancels[GUARD_REASONS];
+	pg_atomic_uint64 cancels[GUARD_REASONS];	/* cancels sent, per setting */
+	pg_atomic_uint64 last_cancel_at;	/* TimestampTz of the last; 0: none */
+	pg_atomic_uint32 latest;	/* which of samples[] readers read */
+	GuardSample samples[2];		/* the sampler writes the other one */
 	GuardSlot	slots[FLEXIBLE_ARRAY_MEMBER];
 } GuardShared;
 
@@ -139,6 +181,10 @@ guard_shmem_startup(void)
 		shared->nslots = slot_count();
 		for (int r = 0; r < GUARD_REASONS; r++)
 			pg_atomic_init_u64(&shared->cancels[r], 0);
+		pg_atomic_init_u64(&shared->last_cancel_at, 0);
+		pg_atomic_init_u32(&shared->latest, 0);
+		for (int i = 0; i < lengthof(shared->samples); i++)
+			pg_atomic_init_u32(&shared->samples[i].changecount, 0);
 		for (int i = 0; i < shared->nslots; i++)
 			pg_atomic_init_u32(&shared->slots[i].changecount, 0);
 	}
@@ -244,16 +290,17 @@ postmaster_cgroup(char *dir, size_t len, bool *v2)
 
 /*
  * The memory the kernel still gives the server, in bytes, and where the
- * figure comes from; -1 if it cannot be known.
+ * figure comes from; -1 (and AVAILABLE_UNKNOWN) if it cannot be known.
  */
 static int64
-available_memory(const char **source)
+available_memory(AvailableSource *source)
 {
 	char		dir[MAXPGPATH];
 	char		path[MAXPGPATH + 32];
 	bool		v2;
 	int64		best = -1;
 
+	*source = AVAILABLE_UNKNOWN;
 	if (postmaster_cgroup(dir, sizeof(dir), &v2))
 	{
 		const char *root = v2 ? "/sys/fs/cgroup" : "/sys/fs/cgroup/memory";
@@ -280,8 +327,7 @@ available_memory(const char **source)
 					if (best < 0 || avail < best)
 					{
 						best = avail;
-						*source = v2 ? "the memory cgroup's memory.max less its working set" :
-							"the memory cgroup's memory.limit_in_bytes less its working set";
+						*source = v2 ? AVAILABLE_CGROUP_V2 : AVAILABLE_CGROUP_V1;
 					}
 				}
 			}
@@ -297,9 +343,11 @@ available_memory(const char **source)
 		if (kb >= 0)
 		{
 			best = kb * 1024;
-			*source = "MemAvailable in /proc/meminfo";
+			*source = AVAILABLE_MEMAVAILABLE;
 		}
 	}
+	if (best < 0)
+		*source = AVAILABLE_UNKNOWN;
 	return Max(best, -1);
 }
 
@@ -379,7 +427,6 @@ cancel_statement(const GuardCandidate *c, GuardReason reason, int64 figure, int6
 	changecount_write_end(&slot->changecount);
 
 	gs->cancelled_stmt = c->stmt_start;
-	pg_atomic_fetch_add_u64(&shared->cancels[reason], 1);
 	if (reason == GUARD_BACKEND_LIMIT)
 		ereport(LOG,
 				errmsg("memprobe: canceling the statement of process %d (query id %lld) because its memory %s exceeded memprobe.backend_memory_limit (%s)",
@@ -390,8 +437,14 @@ cancel_statement(const GuardCandidate *c, GuardReason reason, int64 figure, int6
 					   c->pid, (long long) c->queryid, size_text(c->group_bytes),
 					   size_text(figure), size_text(limit)));
 	if (kill(c->pid, SIGINT) != 0)
+	{
 		ereport(LOG,
 				errmsg("memprobe: could not send a cancel to process %d: %m", c->pid));
+		return;
+	}
+	/* counted once sent: memprobe_guard's cancels_* (the sampler is the only writer) */
+	pg_atomic_fetch_add_u64(&shared->cancels[reason], 1);
+	pg_atomic_write_u64(&shared->last_cancel_at, (uint64) GetCurrentTimestamp());
 }
 
 static void forget_states(GuardCandidate *candidates, int n);
@@ -410,14 +463,89 @@ warn_idle_once(const GuardCandidate *c, const char *why)
 			errhint("End the transaction, or terminate the process with pg_terminate_backend()."));
 }
 
+/*
+ * Publish what the guard sees at this sample for memprobe_guard: write the
+ * slot readers are not told to read, then tell them to read it.
+ */
+static void
+publish_sample(const GuardCandidate *candidates, int n, TimestampTz sampled_at,
+			   int64 avail, AvailableSource source)
+{
+	uint32		next = 1 - pg_atomic_read_u32(&shared->latest);
+	GuardSample *sample = &shared->samples[next];
+	const GuardCandidate *largest = NULL;
+
+	for (int i = 0; i < n; i++)
+		if (largest == NULL || candidates[i].private_bytes > largest->private_bytes)
+			largest = &candidates[i];
+
+	changecount_write_begin(&sample->changecount);
+	sample->sampled_at = sampled_at;
+	sample->available = avail;
+	sample->source = (int) source;
+	sample->largest_pid = largest ? largest->pid : 0;
+	sample->largest_bytes = largest ? largest->private_bytes : 0;
+	changecount_write_end(&sample->changecount);
+	/* changecount_write_end's atomic add is a full barrier: the slot is whole before this */
+	pg_atomic_write_u32(&shared->latest, next);
+}
+
+/*
+ * min_available_memory: when avail fell below min_avail, cancel the running
+ * statement that holds the most, unless the last one cancelled still runs.
+ */
+static void
+guard_min_available(GuardCandidate *candidates, int n, int64 avail, int64 min_avail)
+{
+	GuardCandidate *largest = NULL;
+
+	if (avail < 0 || avail >= min_avail)
+		return;
+
+	/* one at a time: while the last one cancelled still runs, wait for it */
+	for (int i = 0; i < n && pending_pid != 0; i++)
+		if (candidates[i].pid == pending_pid && candidates[i].stmt_start == pending_stmt)
+			return;
+	pending_pid = 0;
+
+	for (int i = 0; i < n; i++)
+	{
+		GuardCandidate *c = &candidates[i];
+
+		/* a parallel query counts as one, its leader's, with its workers' memory */
+		if (c->backend_type != B_BACKEND)
+			continue;
+		if (c->stmt_start == 0 || c->state != STATE_RUNNING)
+		{
+			if (c->in_transaction && c->private_bytes > min_avail)
+				warn_idle_once(c, "memprobe.min_available_memory");
+			continue;
+		}
+		if (largest == NULL || c->group_bytes > largest->group_bytes)
+			largest = c;
+	}
+	if (largest != NULL)
+	{
+		cancel_statement(largest, GUARD_MIN_AVAILABLE, avail, min_avail);
+		pending_pid = largest->pid;
+		pending_stmt = largest->stmt_start;
+	}
+}
+
 void
-guard_after_sample(GuardCandidate *candidates, int n)
+guard_after_sample(GuardCandidate *candidates, int n, TimestampTz sampled_at)
 {
 	int64		limit = (int64) backend_limit_kb * 1024;
 	int64		min_avail = (int64) min_available_kb * 1024;
+	AvailableSource source;
+	int64		avail;
 
 	if (shared == NULL)
 		return;
+	/* at every sample, so that memprobe_guard shows it whether or not the guard is on */
+	avail = available_memory(&source);
+	publish_sample(candidates, n, sampled_at, avail, source);
+
 	forget_states(candidates, n);
 	if (limit == 0 && min_avail == 0)
 		return;
@@ -438,43 +566,7 @@ guard_after_sample(GuardCandidate *candidates, int n)
 	}
 
 	if (min_avail > 0)
-	{
-		const char *source = NULL;
-		int64		avail = available_memory(&source);
-		GuardCandidate *largest = NULL;
-
-		if (avail < 0 || avail >= min_avail)
-			return;
-
-		/* one at a time: while the last one cancelled still runs, wait for it */
-		for (int i = 0; i < n && pending_pid != 0; i++)
-			if (candidates[i].pid == pending_pid && candidates[i].stmt_start == pending_stmt)
-				return;
-		pending_pid = 0;
-
-		for (int i = 0; i < n; i++)
-		{
-			GuardCandidate *c = &candidates[i];
-
-			/* a parallel query counts as one, its leader's, with its workers' memory */
-			if (c->backend_type != B_BACKEND)
-				continue;
-			if (c->stmt_start == 0 || c->state != STATE_RUNNING)
-			{
-				if (c->in_transaction && c->private_bytes > min_avail)
-					warn_idle_once(c, "memprobe.min_available_memory");
-				continue;
-			}
-			if (largest == NULL || c->group_bytes > largest->group_bytes)
-				largest = c;
-		}
-		if (largest != NULL)
-		{
-			cancel_statement(largest, GUARD_MIN_AVAILABLE, avail, min_avail);
-			pending_pid = largest->pid;
-			pending_stmt = largest->stmt_start;
-		}
-	}
+		guard_min_available(candidates, n, avail, min_avail);
 }
 
 /*
@@ -580,6 +672,102 @@ guard_planner(Query *parse, const char *query_string, int cursorOptions,
 	}
 	PG_END_TRY();
 	return stmt;
+}
+
+/* ------------------------------------------------------------------------
+ * Reading, from SQL.
+ * ------------------------------------------------------------------------
+ */
+
+#define READ_RETRIES 100
+
+/*
+ * A copy of the latest published sample into copy; false if none could be
+ * had (the sampler published READ_RETRIES times while we copied).  Never
+ * waits: a sampler stopped mid-write is writing the other slot.
+ */
+static bool
+read_sample(GuardSample *copy)
+{
+	for (int tries = 0; tries < READ_RETRIES; tries++)
+	{
+		uint32		latest = pg_atomic_read_u32(&shared->latest);
+		GuardSample *sample = &shared->samples[latest];
+
+		pg_read_barrier();
+		if (changecount_read(&sample->changecount, sample, copy, sizeof(*copy), 1))
+			return true;
+	}
+	return false;
+}
+
+PG_FUNCTION_INFO_V1(memprobe_guard);
+
+#define GUARD_COLS 10
+
+/*
+ * memprobe_guard
+ *		SQL function, one row: what the guard saw at the sampler's last sample
+ *		(the memory available to the server, the largest process), the
+ *		settings now in bytes, and the statements it cancelled per setting
+ *		since the server started.  The sample's columns are NULL before the
+ *		first sample (or with the sampler off).
+ */
+Datum
+memprobe_guard(PG_FUNCTION_ARGS)
+{
+	TupleDesc	tupdesc;
+	Datum		values[GUARD_COLS];
+	bool		nulls[GUARD_COLS];
+	GuardSample sample;
+	TimestampTz last_cancel;
+	int			i = 0;
+
+	sampler_require_preloaded();
+	Assert(shared != NULL);
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+
+	memset(nulls, 0, sizeof(nulls));
+	if (!read_sample(&sample))
+		sample.sampled_at = 0;	/* reported as unknown: the counters are still good */
+
+	if (sample.sampled_at != 0)
+		values[i++] = TimestampTzGetDatum(sample.sampled_at);
+	else
+		nulls[i++] = true;
+	if (sample.sampled_at != 0 && sample.available >= 0)
+	{
+		values[i++] = Int64GetDatum(sample.available);
+		values[i++] = CStringGetTextDatum(available_source_names[sample.source]);
+	}
+	else
+	{
+		nulls[i++] = true;
+		nulls[i++] = true;
+	}
+	if (sample.sampled_at != 0 && sample.largest_pid != 0)
+	{
+		values[i++] = Int32GetDatum(sample.largest_pid);
+		values[i++] = Int64GetDatum(sample.largest_bytes);
+	}
+	else
+	{
+		nulls[i++] = true;
+		nulls[i++] = true;
+	}
+	values[i++] = Int64GetDatum((int64) backend_limit_kb * 1024);
+	values[i++] = Int64GetDatum((int64) min_available_kb * 1024);
+	values[i++] = Int64GetDatum((int64) pg_atomic_read_u64(&shared->cancels[GUARD_BACKEND_LIMIT]));
+	values[i++] = Int64GetDatum((int64) pg_atomic_read_u64(&shared->cancels[GUARD_MIN_AVAILABLE]));
+	last_cancel = (TimestampTz) pg_atomic_read_u64(&shared->last_cancel_at);
+	if (last_cancel != 0)
+		values[i++] = TimestampTzGetDatum(last_cancel);
+	else
+		nulls[i++] = true;
+	Assert(i == GUARD_COLS);
+
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
 
 /* ------------------------------------------------------------------------

@@ -35,8 +35,11 @@ extern void guard_init(void);
 extern void guard_install_hooks(void);
 extern Size guard_shmem_size(void);
 
-/* the sampler: decide and cancel after each sample */
-extern void guard_after_sample(GuardCandidate *candidates, int n);
+/*
+ * the sampler, after each sample (taken at sampled_at): publish what the
+ * guard sees for memprobe_guard, then decide and cancel
+ */
+extern void guard_after_sample(GuardCandidate *candidates, int n, TimestampTz sampled_at);
 
 /*
  * In a backend or parallel worker, from an error handler: if the error is

@@ -473,7 +473,7 @@ guard_sample(SampleSet *set)
 		c->private_bytes = row->private_bytes;
 		c->group_bytes = ps->group_bytes;
 	}
-	guard_after_sample(candidates, set->nrows);
+	guard_after_sample(candidates, set->nrows, set->sampled_at);
 }
 
 /* Keep the largest processes of this sample where a crash leaves them (last_samples.c). */
