@@ -282,3 +282,20 @@ block_stream_kind(BlockStream *bs)
 {
 	return bs->kind;
 }
+
+/*
+ * block_stream_stats_add
+ *		*into plus *more (another process's, for a parallel scan): counts add
+ *		up, the look-ahead bounds are the furthest either reached.
+ */
+void
+block_stream_stats_add(BlockStreamStats *into, const BlockStreamStats *more)
+{
+	into->pages += more->pages;
+	into->hits += more->hits;
+	into->reads += more->reads;
+	into->prefetches += more->prefetches;
+	into->pages_again += more->pages_again;
+	into->distance_limit = Max(into->distance_limit, more->distance_limit);
+	into->distance_peak = Max(into->distance_peak, more->distance_peak);
+}

@@ -122,6 +122,7 @@ extern void block_stream_look_ahead(BlockStream *bs);
 extern void block_stream_reset(BlockStream *bs);
 extern void block_stream_end(BlockStream *bs);
 extern BlockStreamKind block_stream_kind(BlockStream *bs);
+extern void block_stream_stats_add(BlockStreamStats *into, const BlockStreamStats *more);
 
 static inline int64
 block_stream_buffer_hits(void)

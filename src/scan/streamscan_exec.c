@@ -1044,23 +1044,6 @@ workers_that_ran(PlanState *ps)
 }
 
 /*
- * add_stats
- *		*into plus *more: counts add up, the look-ahead bounds are the
- *		furthest any participant reached.
- */
-static void
-add_stats(BlockStreamStats *into, const BlockStreamStats *more)
-{
-	into->pages += more->pages;
-	into->hits += more->hits;
-	into->reads += more->reads;
-	into->prefetches += more->prefetches;
-	into->pages_again += more->pages_again;
-	into->distance_limit = Max(into->distance_limit, more->distance_limit);
-	into->distance_peak = Max(into->distance_peak, more->distance_peak);
-}
-
-/*
  * explained_page_quals
  *		How many of the qual's clauses ran in the page loop.  A parallel
  *		scan's leader that took no part (parallel_leader_participation =
@@ -1115,7 +1098,7 @@ streamscan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	if (parallel_aware && s->par != NULL)
 	{
 		nslots = streamscan_parallel_worker_stats(s->par, &workers_sum, &each);
-		add_stats(&all, &workers_sum);
+		block_stream_stats_add(&all, &workers_sum);
 	}
 	npage_quals = explained_page_quals(s);
 

@@ -108,18 +108,7 @@ collect_on_detach(dsm_segment *seg, Datum arg)
 	StreamScanShared *shared = totals->shared;
 
 	for (int i = 0; i < Min(shared->nworkers, totals->nworkers); i++)
-	{
-		const BlockStreamStats *w = &shared->workers[i];
-		BlockStreamStats *t = &totals->each[i];
-
-		t->pages += w->pages;
-		t->hits += w->hits;
-		t->reads += w->reads;
-		t->prefetches += w->prefetches;
-		t->pages_again += w->pages_again;
-		t->distance_limit = Max(t->distance_limit, w->distance_limit);
-		t->distance_peak = Max(t->distance_peak, w->distance_peak);
-	}
+		block_stream_stats_add(&totals->each[i], &shared->workers[i]);
 	totals->seg = NULL;
 	totals->shared = NULL;
 }
@@ -251,12 +240,6 @@ streamscan_parallel_nblocks(StreamScanParallel *par)
 	return par->pbscan->phs_nblocks;
 }
 
-bool
-streamscan_parallel_syncscan(StreamScanParallel *par)
-{
-	return par->pbscan->base.phs_syncscan;
-}
-
 /* A new pass: this process takes its first chunk afresh. */
 void
 streamscan_parallel_restart(StreamScanParallel *par)
@@ -307,26 +290,19 @@ streamscan_parallel_note_read(StreamScanParallel *par, BlockNumber blkno,
 
 /*
  * streamscan_parallel_publish
- *		A worker: add what it has counted since it last published to its
- *		slot.  Workers of one launch have slots of their own, and a rescan's
- *		workers start only after the last ones finished.
+ *		A worker whose scan is over: add its counts to its slot, once (it is
+ *		called at shutdown and again at the node's end; a worker scans no
+ *		more after its shutdown).  Workers of one launch have slots of their
+ *		own, and a rescan's workers start only after the last ones finished.
  */
 void
 streamscan_parallel_publish(StreamScanParallel *par, const BlockStreamStats *mine)
 {
-	BlockStreamStats *slot;
-
-	if (ParallelWorkerNumber < 0 || ParallelWorkerNumber >= par->shared->nworkers)
+	if (par->published ||
+		ParallelWorkerNumber < 0 || ParallelWorkerNumber >= par->shared->nworkers)
 		return;
-	slot = &par->shared->workers[ParallelWorkerNumber];
-	slot->pages += mine->pages - par->published.pages;
-	slot->hits += mine->hits - par->published.hits;
-	slot->reads += mine->reads - par->published.reads;
-	slot->prefetches += mine->prefetches - par->published.prefetches;
-	slot->pages_again += mine->pages_again - par->published.pages_again;
-	slot->distance_limit = Max(slot->distance_limit, mine->distance_limit);
-	slot->distance_peak = Max(slot->distance_peak, mine->distance_peak);
-	par->published = *mine;
+	block_stream_stats_add(&par->shared->workers[ParallelWorkerNumber], mine);
+	par->published = true;
 }
 
 /*
@@ -346,17 +322,7 @@ streamscan_parallel_worker_stats(StreamScanParallel *par, BlockStreamStats *sum,
 	if (totals == NULL)
 		return 0;
 	for (int i = 0; i < totals->nworkers; i++)
-	{
-		const BlockStreamStats *w = &totals->each[i];
-
-		sum->pages += w->pages;
-		sum->hits += w->hits;
-		sum->reads += w->reads;
-		sum->prefetches += w->prefetches;
-		sum->pages_again += w->pages_again;
-		sum->distance_limit = Max(sum->distance_limit, w->distance_limit);
-		sum->distance_peak = Max(sum->distance_peak, w->distance_peak);
-	}
+		block_stream_stats_add(sum, &totals->each[i]);
 	*each = totals->each;
 	return totals->nworkers;
 }

@@ -50,8 +50,8 @@ typedef struct StreamScanParallel
 	bool		started;		/* startblock_init done for this pass? */
 	Snapshot	snapshot;		/* a worker's: restored from the scan */
 
-	/* a worker's counts already added to its slot */
-	BlockStreamStats published;
+	/* a worker's counts have been added to its slot */
+	bool		published;
 
 	/* the leader's: its workers' counts, brought back when the DSM goes */
 	StreamScanWorkerTotals *totals;
@@ -70,7 +70,6 @@ extern void streamscan_parallel_reinitialize(StreamScanParallel *par,
 extern StreamScanParallel *streamscan_parallel_attach(void *coordinate,
 													  Relation rel);
 extern BlockNumber streamscan_parallel_nblocks(StreamScanParallel *par);
-extern bool streamscan_parallel_syncscan(StreamScanParallel *par);
 extern BlockNumber streamscan_parallel_next_block(StreamScanParallel *par,
 												  Relation rel);
 extern void streamscan_parallel_restart(StreamScanParallel *par);
