@@ -11,7 +11,8 @@ EXTVERSION = $(shell sed -n "s/^default_version[[:space:]]*=[[:space:]]*'\([^']*
 
 MODULE_big = memprobe
 # One folder per capability (README, "Layout"): scan/ (StreamScan), store/ (tuple stores in
-# Generation contexts, the Storage line), report/ (memory reporting); shared/ is what several use.
+# Generation contexts, the Storage line), report/ (memory reporting), guard/ (the sampler, the
+# memory guard, the crash file); shared/ is what several use.
 # Test-only C (testing/) is added below for test builds alone.
 OBJS = \
 	src/memprobe.o \
@@ -31,9 +32,9 @@ OBJS = \
 	src/report/contexts.o \
 	src/report/statements.o \
 	src/report/backends.o \
-	src/report/sampler.o \
-	src/report/guard.o \
-	src/report/last_samples.o \
+	src/guard/sampler.o \
+	src/guard/guard.o \
+	src/guard/last_samples.o \
 	src/report/alloc_bench.o
 
 # One install script source for the current version (extension/memprobe.sql); older versions'

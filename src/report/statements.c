@@ -81,8 +81,8 @@
 #include "utils/tuplesort.h"
 
 #include "report/backends.h"
-#include "report/guard.h"
-#include "report/sampler.h"
+#include "guard/guard.h"
+#include "guard/sampler.h"
 #include "shared/compat.h"
 #include "store/material.h"
 #include "shared/plan_walk.h"

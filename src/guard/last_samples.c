@@ -40,8 +40,8 @@
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 
-#include "report/last_samples.h"
-#include "report/sampler.h"
+#include "guard/last_samples.h"
+#include "guard/sampler.h"
 
 #define LAST_SAMPLES_FILE	"pg_stat_tmp/memprobe_last_samples"
 #define LAST_SAMPLES_TEMP	"pg_stat_tmp/memprobe_last_samples.tmp"

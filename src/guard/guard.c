@@ -68,8 +68,8 @@
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
-#include "report/guard.h"
-#include "report/sampler.h"
+#include "guard/guard.h"
+#include "guard/sampler.h"
 #include "shared/injection.h"
 #include "shared/changecount.h"
 #include "shared/compat.h"

@@ -64,9 +64,9 @@
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
-#include "report/guard.h"
-#include "report/last_samples.h"
-#include "report/sampler.h"
+#include "guard/guard.h"
+#include "guard/last_samples.h"
+#include "guard/sampler.h"
 #include "shared/changecount.h"
 #include "shared/compat.h"
 
