@@ -34,6 +34,8 @@ OBJS = \
 	src/report/backends.o \
 	src/guard/sampler.o \
 	src/guard/guard.o \
+	src/guard/data_cap.o \
+	src/guard/query_dsm.o \
 	src/guard/last_samples.o \
 	src/report/alloc_bench.o
 
@@ -61,15 +63,16 @@ ISOLATION_OPTS = --temp-config=$(srcdir)/memprobe.conf --temp-instance=./tmp_che
 # pause points that specs use to hold a backend at an exact place (src/shared/injection.h,
 # src/testing/injection.c) and the specs that need them; memprobe_test_deform()
 # (src/testing/deform_check.c), the randomized check of memprobe's tuple deformation against
-# core's, and its suite.
+# core's, and its suite; memprobe_test_grow() (src/testing/runaway.c), a runaway that never checks
+# for interrupts, for t/007.
 ifeq ($(MEMPROBE_INJECTION_POINTS),1)
 PG_CPPFLAGS += -DMEMPROBE_INJECTION_POINTS
-OBJS += src/testing/injection.o src/testing/deform_check.o
+OBJS += src/testing/injection.o src/testing/deform_check.o src/testing/runaway.o
 REGRESS += deform_random streamscan_parallel_blocks
 ISOLATION += streamscan_ssi_window
 endif
 # so that "make clean" removes them whichever build runs it
-EXTRA_CLEAN += src/testing/injection.o src/testing/injection.bc src/testing/deform_check.o src/testing/deform_check.bc
+EXTRA_CLEAN += src/testing/injection.o src/testing/injection.bc src/testing/deform_check.o src/testing/deform_check.bc src/testing/runaway.o src/testing/runaway.bc
 
 # TAP suites (t/*.pl, PostgreSQL::Test::Cluster): a primary with a streaming hot standby, and
 # memprobe preloaded before and after pg_stat_statements and auto_explain.  "make

@@ -1,6 +1,7 @@
 --
 -- Privileges follow core's model: memory contexts are for superusers and
--- pg_read_all_stats (as pg_backend_memory_contexts), and the benchmark, which
+-- pg_read_all_stats (as pg_backend_memory_contexts), other roles' processes' figures as
+-- pg_stat_activity's, and the benchmark, which
 -- can allocate a lot of memory, is not executable by PUBLIC.  memprobe_guard is readable by
 -- everyone, as memprobe_samples and memprobe_backends: a role with only pg_monitor (a
 -- Prometheus exporter's) reads it.
@@ -27,6 +28,32 @@ SELECT count(*) AS guard_rows FROM memprobe_guard();
 RESET ROLE;
 SET ROLE memprobe_plain;
 SELECT count(*) AS guard_rows FROM memprobe_guard;
+RESET ROLE;
+
+-- Other roles' processes, as pg_stat_activity: a plain role (which owns no process here) sees
+-- every process's row, but neither its memory nor its statement's start and figures, and not
+-- which process is the largest; pg_read_all_stats sees them.  (This session's process is the
+-- superuser's: SET ROLE does not change whose it is.)
+SELECT pg_sleep(0.3);  -- the sampler (100ms) has seen this session
+SET ROLE memprobe_plain;
+SELECT count(*) > 0 AS rows_seen,
+       count(*) FILTER (WHERE private_bytes IS NOT NULL OR max_private_bytes IS NOT NULL OR
+                              statement_started_at IS NOT NULL OR
+                              statement_max_private_bytes IS NOT NULL OR
+                              statement_queryid IS NOT NULL) AS figures_seen,
+       count(*) FILTER (WHERE sampled_at IS NULL) AS without_sample_time
+  FROM memprobe_samples();
+SELECT private_bytes, statement_started_at, statement_max_private_bytes
+  FROM memprobe_backends WHERE pid = pg_backend_pid();
+SELECT largest_pid, largest_private_bytes, available_bytes IS NOT NULL AS server_figures
+  FROM memprobe_guard;
+RESET ROLE;
+SET ROLE memprobe_stats;
+SELECT count(*) FILTER (WHERE private_bytes IS NOT NULL) > 0 AS figures_seen
+  FROM memprobe_samples();
+SELECT private_bytes > 0 AS own_memory
+  FROM memprobe_backends WHERE pid = pg_backend_pid();
+SELECT largest_pid IS NOT NULL AS largest_seen FROM memprobe_guard;
 RESET ROLE;
 
 -- a DBA can hand the benchmark out explicitly

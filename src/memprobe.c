@@ -38,6 +38,7 @@
 #include "report/backends.h"
 #include "shared/injection.h"
 #include "store/material.h"
+#include "guard/data_cap.h"
 #include "guard/guard.h"
 #include "guard/last_samples.h"
 #include "guard/sampler.h"
@@ -64,7 +65,7 @@ memprobe_shmem_startup(void)
 	Size		statements = statements_shmem_size();
 	Size		backends = backends_shmem_size();
 	Size		sampler = add_size(add_size(sampler_shmem_size(), guard_shmem_size()),
-									   last_samples_shmem_size());
+									   add_size(last_samples_shmem_size(), data_cap_shmem_size()));
 
 	if (prev_shmem_startup)
 		prev_shmem_startup();
@@ -87,6 +88,7 @@ _PG_init(void)
 	backends_init();
 	sampler_init();
 	guard_init();
+	data_cap_init();
 	stores_init();
 	explain_storage_init();
 
@@ -101,6 +103,7 @@ _PG_init(void)
 	backends_install_hooks();
 	sampler_install_hooks();
 	guard_install_hooks();
+	data_cap_install_hooks();
 	last_samples_install_hooks();
 	stores_install_hooks();
 	explain_storage_install_hooks();

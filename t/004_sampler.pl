@@ -131,8 +131,10 @@ ok( $node->poll_query_until(
 # ten samples more
 usleep(10 * $interval_ms * 1000);
 my $idle_log = slurp_file($node->logfile, $log_start);
-my @warned = $idle_log =~ /memprobe: process $idle_pid holds \d+ MB and is idle in a transaction, so the guard cannot cancel a statement of it \(memprobe\.backend_memory_limit\)/g;
+my @warned = $idle_log =~ /memprobe: process $idle_pid \(client backend\) holds \d+ MB, more than memprobe\.backend_memory_limit \(150 MB\), but has no running statement the guard may cancel/g;
 is(scalar(@warned), 1, 'the guard logs it once');
+like($idle_log, qr/HINT:  It is idle in a transaction, with no statement to cancel/,
+	'saying why');
 unlike($idle_log, qr/canceling the statement of process $idle_pid/, 'and cancels nothing');
 is($idle->query_safe('SELECT 1'), '1', 'the session goes on');
 $idle->query_safe('COMMIT');
@@ -197,7 +199,7 @@ ok( $node->poll_query_until('postgres', 'SELECT count(*) > 0 FROM memprobe_befor
 my $log = slurp_file($node->logfile, $log_offset);
 like($log, qr/terminated by signal 9/, 'the log says the backend was killed');
 like($log,
-	qr/memprobe: at the last sample before the server restarted \([^)]*\), the largest process was $victim_pid \(client backend\), holding (\d+) MB of private memory, running query id \Q$victim_queryid\E: SELECT hold\(300, 60\)/,
+	qr/memprobe: at the last samples before the server restarted, the process that held the most was $victim_pid \(client backend\), holding (\d+) MB of private memory at [^,]*, running query id \Q$victim_queryid\E: SELECT hold\(300, 60\)/,
 	'one LOG line names its pid, query id, memory and query');
 is( $node->safe_psql('postgres',
 		"SELECT pid, backend_type, queryid, private_bytes > 300000000, query LIKE 'SELECT hold(300, 60)%'

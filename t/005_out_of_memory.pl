@@ -23,27 +23,14 @@
 
 use strict;
 use warnings;
+use lib 't';
+use MemprobeCgroup;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 use Time::HiRes qw(time usleep);
 
-my $cgroup = $ENV{MEMPROBE_TEST_CGROUP};
-if (!defined $cgroup || $cgroup eq '')
-{
-	plan skip_all =>
-	  'MEMPROBE_TEST_CGROUP does not name a memory cgroup to run the server in (scripts/memory-cgroup makes one; scripts/test sets it)';
-}
-# set but unusable: a broken harness, not a reason to skip (diag: prove shows it, and die
-# fails this file alone)
-my $limit = -d $cgroup && -w "$cgroup/cgroup.procs" ? cgroup_counters()->{limit} : undef;
-if (!defined $limit || $limit < 512 * 1024 * 1024 || $limit > 4 * 1024 * 1024 * 1024)
-{
-	# the runaway statement would take all the machine's memory without a limit
-	diag("MEMPROBE_TEST_CGROUP=$cgroup: not a cgroup directory whose cgroup.procs this user may write, with a memory limit between 512MB and 4GB ("
-		  . ($limit // 'none') . ')');
-	die 'unusable MEMPROBE_TEST_CGROUP';
-}
+my ($cgroup, $limit) = cgroup_or_skip();
 note "cgroup $cgroup, memory limit $limit bytes, vm.overcommit_memory "
   . (slurp_file('/proc/sys/vm/overcommit_memory') =~ /(\d+)/)[0];
 
@@ -107,6 +94,45 @@ SKIP:
 	skip 'the cgroup keeps no peak', 1 unless defined $base->{peak};
 	cmp_ok($base->{peak}, '>=', 0.9 * $limit, 'baseline: the group\'s memory reached its limit');
 }
+
+# the crash report names the process the kernel killed
+like(
+	$base->{log},
+	qr/memprobe: at the last samples before the server restarted, the process that held the most was $base->{runaway_pid} \(client backend\)/,
+	'baseline: the crash report names the runaway backend');
+
+# --- the crash report at 100ms samples, OOM after OOM: a sample can come after the kernel freed
+# the victim's memory and before the postmaster noticed (it once named the autovacuum launcher)
+
+$node->append_conf('postgresql.conf', "memprobe.sample_interval = '100ms'\n");
+$node->restart;
+enter_cgroup($node);
+my $named = 0;
+my $kills = 4;
+foreach my $i (1 .. $kills)
+{
+	my $log_offset = -s $node->logfile;
+	my $rows = int($limit / 16);
+	my $sql = qq{
+SET work_mem = '8GB';
+SELECT 'runaway pid ' || pg_backend_pid();
+SELECT count(*) FROM (SELECT g, count(*) FROM generate_series(1, $rows) g GROUP BY g) s;
+};
+	my ($out, $err) = ('', '');
+	IPC::Run::run([ 'psql', '-XAtq', '-d', $node->connstr('postgres'), '-f', '-' ],
+		'<', \$sql, '>', \$out, '2>', \$err,
+		IPC::Run::timeout($PostgreSQL::Test::Utils::timeout_default));
+	my ($pid) = $out =~ /runaway pid (\d+)/;
+	$node->wait_for_log(qr/all server processes terminated; reinitializing/, $log_offset);
+	$node->poll_query_until('postgres', 'SELECT 1', '1')
+	  or die 'the server does not answer after the OOM kill';
+	my $log = slurp_file($node->logfile, $log_offset);
+	my ($killed) = $log =~ /(?:server process|client backend) \(PID (\d+)\) was terminated by signal 9/;
+	my ($reported) = $log =~ /memprobe: at the last samples before the server restarted, the process that held the most was (\d+) /;
+	note "OOM kill $i: runaway $pid, killed " . ($killed // 'none') . ', reported ' . ($reported // 'none');
+	$named++ if defined $killed && defined $reported && $killed == $pid && $reported == $pid;
+}
+is($named, $kills, "the crash report names the killed runaway backend after each of $kills OOM kills at 100ms samples");
 
 # --- guard on: memprobe.min_available_memory, the same runaway statement
 
@@ -320,93 +346,4 @@ sub pgbench_figures
 	my %aborted = map { $_ => 1 } $out =~ /client (\d+) [^\n]*aborted/g;
 	$f{pgbench_aborted} = scalar keys %aborted;
 	return %f;
-}
-
-# the node's postmaster and its live children
-sub server_pids
-{
-	my ($node) = @_;
-	my ($pm) = slurp_file($node->data_dir . '/postmaster.pid') =~ /^(\d+)/;
-	my @pids = ($pm);
-	foreach my $stat (glob '/proc/[0-9]*/stat')
-	{
-		my ($pid, $state, $ppid) = proc_stat($stat) or next;
-		push @pids, $pid if $ppid == $pm && $state ne 'Z';
-	}
-	return @pids;
-}
-
-# proc_stat(/proc/PID/stat): the pid, state and parent's pid, or () for a process gone
-sub proc_stat
-{
-	my $s = eval { slurp_file($_[0]) } // return ();
-	# "pid (comm) state ppid ...", comm possibly with spaces or parentheses
-	return $s =~ /^(\d+) \(.*\) (\S+) (\d+) /s;
-}
-
-# enter_cgroup(node): moves the postmaster, then its children, into the cgroup
-sub enter_cgroup
-{
-	my ($node) = @_;
-	my ($pm) = server_pids($node);
-	move_into_cgroup($pm);
-	# listed after the postmaster moved: the children it forks from now on are born there
-	my (undef, @children) = server_pids($node);
-	move_into_cgroup($_) foreach @children;
-	all_in_cgroup($node) or die "the server's processes are not all in $cgroup";
-	note 'server processes in the cgroup: ' . join(' ', server_pids($node));
-}
-
-sub move_into_cgroup
-{
-	my ($pid) = @_;
-	open(my $fh, '>', "$cgroup/cgroup.procs") or die "could not open $cgroup/cgroup.procs: $!";
-	print $fh "$pid\n";
-	# a child may have exited meanwhile; cgroup v2 lets this user move it only from inside the
-	# delegated tree (scripts/memory-cgroup enter)
-	close($fh)
-	  or $!{ESRCH}
-	  or die "could not move process $pid into $cgroup: $!";
-}
-
-# whether the postmaster and all its children are in the cgroup
-sub all_in_cgroup
-{
-	my ($node) = @_;
-	my @pids = server_pids($node);
-	my %in = map { $_ => 1 } split /\s+/, slurp_file("$cgroup/cgroup.procs");
-	# not those that exited meanwhile: an exiting process leaves its group before its parent
-	# reaps it
-	my @out = grep { !$in{$_} && ((proc_stat("/proc/$_/stat"))[1] // 'Z') ne 'Z' } @pids;
-	diag "not in $cgroup: @out" if @out;
-	return !@out;
-}
-
-# the cgroup's limit, OOM kills, times it hit its limit and peak usage (bytes), from cgroup v1's
-# memory.* files or v2's; undef where a file is missing
-sub cgroup_counters
-{
-	my %c;
-	my $read = sub {
-		my $f = "$cgroup/$_[0]";
-		return -f $f ? slurp_file($f) : undef;
-	};
-	if (defined(my $v1 = $read->('memory.limit_in_bytes')))
-	{
-		$c{limit} = $v1 + 0;
-		($c{oom_kill}) = ($read->('memory.oom_control') // '') =~ /^oom_kill (\d+)/m;
-		$c{failcnt} = $read->('memory.failcnt') + 0;
-		$c{peak} = $read->('memory.max_usage_in_bytes') + 0;
-	}
-	elsif (defined(my $max = $read->('memory.max')))
-	{
-		$c{limit} = $max =~ /^(\d+)/ ? $1 : undef;
-		my $events = $read->('memory.events') // '';
-		($c{oom_kill}) = $events =~ /^oom_kill (\d+)/m;
-		($c{failcnt}) = $events =~ /^max (\d+)/m;
-		$c{peak} = ($read->('memory.peak') // '') =~ /^(\d+)/ ? $1 : undef;
-	}
-	# "unlimited" in v1 is a huge number
-	undef $c{limit} if defined $c{limit} && $c{limit} >= 2**62;
-	return \%c;
 }

@@ -68,11 +68,13 @@
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
+#include "guard/data_cap.h"
 #include "guard/guard.h"
 #include "guard/sampler.h"
 #include "shared/injection.h"
 #include "shared/changecount.h"
 #include "shared/compat.h"
+#include "shared/stats_privileges.h"
 
 /* memprobe.backend_memory_limit, memprobe.min_available_memory (kB; 0: off) */
 static int	backend_limit_kb = 0;
@@ -121,6 +123,7 @@ typedef struct GuardSample
 	int64		available;		/* bytes; -1: unknown */
 	int			source;			/* AvailableSource */
 	int			largest_pid;	/* 0: no process sampled */
+	Oid			largest_userid;	/* its role: who may see it (memprobe_may_see) */
 	int64		largest_bytes;
 } GuardSample;
 
@@ -289,11 +292,13 @@ postmaster_cgroup(char *dir, size_t len, bool *v2)
 }
 
 /*
- * The memory the kernel still gives the server, in bytes, and where the
- * figure comes from; -1 (and AVAILABLE_UNKNOWN) if it cannot be known.
+ * The memory the kernel still gives the server, in bytes, where the figure
+ * comes from, and the memory it is taken from (*total: the cgroup limit that
+ * gave the smallest figure, or MemTotal); -1 (and AVAILABLE_UNKNOWN) if it
+ * cannot be known.
  */
 static int64
-available_memory(AvailableSource *source)
+available_memory(AvailableSource *source, int64 *total)
 {
 	char		dir[MAXPGPATH];
 	char		path[MAXPGPATH + 32];
@@ -301,6 +306,7 @@ available_memory(AvailableSource *source)
 	int64		best = -1;
 
 	*source = AVAILABLE_UNKNOWN;
+	*total = -1;
 	if (postmaster_cgroup(dir, sizeof(dir), &v2))
 	{
 		const char *root = v2 ? "/sys/fs/cgroup" : "/sys/fs/cgroup/memory";
@@ -327,6 +333,7 @@ available_memory(AvailableSource *source)
 					if (best < 0 || avail < best)
 					{
 						best = avail;
+						*total = limit;
 						*source = v2 ? AVAILABLE_CGROUP_V2 : AVAILABLE_CGROUP_V1;
 					}
 				}
@@ -342,7 +349,10 @@ available_memory(AvailableSource *source)
 
 		if (kb >= 0)
 		{
+			int64		total_kb = read_number("/proc/meminfo", "MemTotal");
+
 			best = kb * 1024;
+			*total = total_kb >= 0 ? total_kb * 1024 : -1;
 			*source = AVAILABLE_MEMAVAILABLE;
 		}
 	}
@@ -356,12 +366,25 @@ available_memory(AvailableSource *source)
  * ------------------------------------------------------------------------
  */
 
+/*
+ * min_available_memory cancels a statement only if it holds at least this
+ * fraction of the setting (1/4: 64MB of 256MB).  Below that, cancelling
+ * cannot give the server its headroom back: the memory is elsewhere (shared
+ * buffers, page cache, a process outside PostgreSQL, many small backends),
+ * and cancelling one small statement after another frees nothing while the
+ * shortfall stays.  A runaway statement passes it long before it matters:
+ * measured, pgbench -S backends hold 2-4MB, the runaways of t/005 hundreds.
+ */
+#define MIN_AVAILABLE_SHARE 4
+
 /* the sampler's memory of what it did, per process */
 typedef struct GuardState
 {
 	int			pid;			/* hash key */
 	TimestampTz cancelled_stmt;	/* the statement last cancelled */
-	bool		warned_idle;	/* logged as idle in a transaction, above the limit */
+	int64		cancelled_bytes;	/* its private memory when the cancel was sent */
+	TimestampTz capped_stmt;	/* the statement whose process was capped (data_cap.c) */
+	bool		warned;			/* logged as above backend_memory_limit, not cancellable */
 } GuardState;
 
 static HTAB *guard_states = NULL;
@@ -369,6 +392,27 @@ static HTAB *guard_states = NULL;
 /* the last statement cancelled for min_available_memory, until it ends */
 static int	pending_pid = 0;
 static TimestampTz pending_stmt = 0;
+
+/*
+ * One shortage episode: from the sample that finds the available memory
+ * below min_available_memory to the one that finds it above again.  What the
+ * guard could not cancel is logged once per episode.
+ */
+static int	episode_holder_logged = 0;	/* pid of the holder named in the log */
+static bool episode_small_logged = false;
+
+/* Settings found impossible and warned about (0: none); the guard ignores them. */
+static int64 impossible_min_available = 0;
+static int64 impossible_min_available_total = 0;
+static int64 impossible_backend_limit = 0;
+
+/* The shortage is over (or the setting off): what is logged once per shortage may be again. */
+static void
+end_shortage(void)
+{
+	episode_holder_logged = 0;
+	episode_small_logged = false;
+}
 
 static GuardState *
 guard_state(int pid)
@@ -390,21 +434,52 @@ guard_state(int pid)
 	if (!found)
 	{
 		gs->cancelled_stmt = 0;
-		gs->warned_idle = false;
+		gs->cancelled_bytes = 0;
+		gs->capped_stmt = 0;
+		gs->warned = false;
 	}
 	return gs;
 }
 
+/* A client statement or a parallel worker's part of one, running now. */
 static bool
-cancellable_type(const GuardCandidate *c)
+can_cancel(const GuardCandidate *c)
 {
-	return c->backend_type == B_BACKEND ||
+	bool		client = c->backend_type == B_BACKEND ||
 		(c->backend_type == B_BG_WORKER && c->leader_pid != 0);
+
+	return client && c->stmt_start != 0 && c->state == STATE_RUNNING;
+}
+
+/*
+ * Is c's statement still the one running in its process?  The sample's
+ * status snapshot was read before every process's memory: a short statement
+ * can end, and the next begin, in between, and a cancel sent then would
+ * fail the next one with core's 57014.  So read the status array afresh
+ * just before the cancel (one snapshot; a sample rarely cancels more than
+ * one statement).  The remaining window is the few microseconds to kill().
+ */
+static bool
+statement_still_running(const GuardCandidate *c)
+{
+	int			nbackends;
+
+	pgstat_clear_backend_activity_snapshot();
+	nbackends = pgstat_fetch_stat_numbackends();
+	for (int i = 1; i <= nbackends; i++)
+	{
+		LocalPgBackendStatus *local = compat_local_beentry(i);
+
+		if (local != NULL && local->backendStatus.st_procpid == c->pid)
+			return local->backendStatus.st_state == STATE_RUNNING &&
+				local->backendStatus.st_activity_start_timestamp == c->stmt_start;
+	}
+	return false;
 }
 
 /*
  * Cancel c's running statement: say why in its slot, then send SIGINT, if
- * the process in that PGPROC is still c's.
+ * the process in that PGPROC is still c's and still runs that statement.
  */
 static void
 cancel_statement(const GuardCandidate *c, GuardReason reason, int64 figure, int64 limit)
@@ -414,7 +489,7 @@ cancel_statement(const GuardCandidate *c, GuardReason reason, int64 figure, int6
 
 	if (gs->cancelled_stmt == c->stmt_start)
 		return;					/* sent already; it is on its way out */
-	if (ProcGlobal->allProcs[c->procno].pid != c->pid)
+	if (ProcGlobal->allProcs[c->procno].pid != c->pid || !statement_still_running(c))
 		return;
 
 	changecount_write_begin(&slot->changecount);
@@ -427,6 +502,7 @@ cancel_statement(const GuardCandidate *c, GuardReason reason, int64 figure, int6
 	changecount_write_end(&slot->changecount);
 
 	gs->cancelled_stmt = c->stmt_start;
+	gs->cancelled_bytes = c->private_bytes;
 	if (reason == GUARD_BACKEND_LIMIT)
 		ereport(LOG,
 				errmsg("memprobe: canceling the statement of process %d (query id %lld) because its memory %s exceeded memprobe.backend_memory_limit (%s)",
@@ -447,20 +523,88 @@ cancel_statement(const GuardCandidate *c, GuardReason reason, int64 figure, int6
 	pg_atomic_write_u64(&shared->last_cancel_at, (uint64) GetCurrentTimestamp());
 }
 
-static void forget_states(GuardCandidate *candidates, int n);
-
+/*
+ * A statement cancelled at an earlier sample that still runs and has grown
+ * since is not taking the cancel (no CHECK_FOR_INTERRUPTS in its loop):
+ * cap its process's memory, so that its next allocation fails inside the
+ * statement before the kernel kills the process (data_cap.c).
+ */
 static void
-warn_idle_once(const GuardCandidate *c, const char *why)
+cap_ignored_cancels(const GuardCandidate *candidates, int n)
+{
+	if (guard_states == NULL)
+		return;
+	for (int i = 0; i < n; i++)
+	{
+		const GuardCandidate *c = &candidates[i];
+		GuardState *gs;
+		int64		cap_bytes;
+
+		if (!can_cancel(c) ||
+			(gs = hash_search(guard_states, &c->pid, HASH_FIND, NULL)) == NULL ||
+			gs->cancelled_stmt != c->stmt_start || gs->capped_stmt == c->stmt_start ||
+			c->private_bytes <= gs->cancelled_bytes)
+			continue;
+		if (!data_cap_process(c->pid, c->procno, c->stmt_start, &cap_bytes))
+			continue;
+		gs->capped_stmt = c->stmt_start;
+		ereport(LOG,
+				errmsg("memprobe: the statement of process %d (query id %lld) grew from %s to %s after the guard cancelled it: its data size limit is lowered to %s, so that its next allocation fails",
+					   c->pid, (long long) c->queryid, size_text(gs->cancelled_bytes),
+					   size_text(c->private_bytes), size_text(cap_bytes)),
+				errdetail("The statement did not act on the cancel.  The process restores its limit when the statement ends."));
+	}
+}
+
+/* A setting's value as the server shows it ("64MB"), for the hints below. */
+static const char *
+setting_text(const char *name)
+{
+	const char *value = GetConfigOptionByName(name, NULL, true);
+
+	return value ? value : "?";
+}
+
+/*
+ * Why the guard leaves process c alone, and what bounds its memory instead:
+ * the hint of the LOG lines below.
+ */
+static char *
+uncancellable_hint(const GuardCandidate *c)
+{
+	switch (c->backend_type)
+	{
+		case B_WAL_SENDER:
+			return psprintf("A walsender decoding a transaction keeps up to logical_decoding_work_mem (%s) of its changes in memory before it spills them to disk; lower it, or end the replication connection.",
+							setting_text("logical_decoding_work_mem"));
+		case B_AUTOVAC_WORKER:
+			return psprintf("An autovacuum worker's memory is bounded by autovacuum_work_mem (%s; -1 means maintenance_work_mem, %s); lower it.  The guard never cancels autovacuum: core cancels it only when it blocks a lock.",
+							setting_text("autovacuum_work_mem"), setting_text("maintenance_work_mem"));
+		case B_BACKEND:
+			if (c->in_transaction)
+				return pstrdup("It is idle in a transaction, with no statement to cancel: end the transaction, or terminate the process with pg_terminate_backend().");
+			return pstrdup("It is idle: this is memory it keeps between statements (caches, prepared statements, temporary buffers); terminating it with pg_terminate_backend() frees it.");
+		case B_BG_WORKER:
+			return pstrdup("Background workers are not cancelled by the guard; the worker's own settings bound its memory.");
+		default:
+			return pstrdup("The guard cancels client statements only.");
+	}
+}
+
+/* backend_memory_limit: a process above it that has no statement to cancel, logged once. */
+static void
+warn_uncancellable_once(const GuardCandidate *c, int64 limit)
 {
 	GuardState *gs = guard_state(c->pid);
 
-	if (gs->warned_idle)
+	if (gs->warned)
 		return;
-	gs->warned_idle = true;
+	gs->warned = true;
 	ereport(LOG,
-			errmsg("memprobe: process %d holds %s and is idle in a transaction, so the guard cannot cancel a statement of it (%s)",
-				   c->pid, size_text(c->private_bytes), why),
-			errhint("End the transaction, or terminate the process with pg_terminate_backend()."));
+			errmsg("memprobe: process %d (%s) holds %s, more than memprobe.backend_memory_limit (%s), but has no running statement the guard may cancel",
+				   c->pid, GetBackendTypeDesc((BackendType) c->backend_type),
+				   size_text(c->private_bytes), size_text(limit)),
+			errhint("%s", uncancellable_hint(c)));
 }
 
 /*
@@ -484,6 +628,7 @@ publish_sample(const GuardCandidate *candidates, int n, TimestampTz sampled_at,
 	sample->available = avail;
 	sample->source = (int) source;
 	sample->largest_pid = largest ? largest->pid : 0;
+	sample->largest_userid = largest ? largest->userid : InvalidOid;
 	sample->largest_bytes = largest ? largest->private_bytes : 0;
 	changecount_write_end(&sample->changecount);
 	/* changecount_write_end's atomic add is a full barrier: the slot is whole before this */
@@ -491,46 +636,152 @@ publish_sample(const GuardCandidate *candidates, int n, TimestampTz sampled_at,
 }
 
 /*
- * min_available_memory: when avail fell below min_avail, cancel the running
- * statement that holds the most, unless the last one cancelled still runs.
+ * The process that holds the most memory of all the server's: a parallel
+ * query counts as one, its leader's, with its workers' memory (a worker
+ * whose leader was not sampled counts alone).
+ */
+static const GuardCandidate *
+largest_holder(const GuardCandidate *candidates, int n)
+{
+	const GuardCandidate *largest = NULL;
+
+	for (int i = 0; i < n; i++)
+	{
+		const GuardCandidate *c = &candidates[i];
+		bool		leader_sampled = false;
+
+		for (int k = 0; k < n && c->leader_pid != 0 && !leader_sampled; k++)
+			leader_sampled = candidates[k].pid == c->leader_pid;
+		if (leader_sampled)
+			continue;
+		if (largest == NULL || c->group_bytes > largest->group_bytes)
+			largest = c;
+	}
+	return largest;
+}
+
+/*
+ * min_available_memory: when avail fell below min_avail, cancel the
+ * statement of the process that holds the most memory of all, if cancelling
+ * it can help: it holds at least 1/MIN_AVAILABLE_SHARE of min_avail, and it
+ * is a client statement running now.  Otherwise cancel nothing, and say once
+ * in this shortage why: the largest holds little, or it is a process that
+ * has no statement to cancel (named, with what bounds its memory).  One at a
+ * time: while the last one cancelled still runs, wait for it.
  */
 static void
 guard_min_available(GuardCandidate *candidates, int n, int64 avail, int64 min_avail)
 {
-	GuardCandidate *largest = NULL;
+	const GuardCandidate *holder;
 
 	if (avail < 0 || avail >= min_avail)
+	{
+		end_shortage();
 		return;
+	}
 
-	/* one at a time: while the last one cancelled still runs, wait for it */
 	for (int i = 0; i < n && pending_pid != 0; i++)
 		if (candidates[i].pid == pending_pid && candidates[i].stmt_start == pending_stmt)
 			return;
 	pending_pid = 0;
 
+	if ((holder = largest_holder(candidates, n)) == NULL)
+		return;
+	if (holder->group_bytes < min_avail / MIN_AVAILABLE_SHARE)
+	{
+		if (!episode_small_logged)
+		{
+			episode_small_logged = true;
+			ereport(LOG,
+					errmsg("memprobe: the server's available memory %s is below memprobe.min_available_memory (%s), but the process holding the most, %d (%s), holds only %s; the guard cancels nothing",
+						   size_text(avail), size_text(min_avail), holder->pid,
+						   GetBackendTypeDesc((BackendType) holder->backend_type),
+						   size_text(holder->group_bytes)),
+					errdetail("The guard cancels a statement only if it holds at least a quarter of memprobe.min_available_memory: the memory is held elsewhere (shared memory, the page cache, other programs, many small processes)."));
+		}
+		return;
+	}
+	if (!can_cancel(holder))
+	{
+		if (episode_holder_logged != holder->pid)
+		{
+			episode_holder_logged = holder->pid;
+			ereport(LOG,
+					errmsg("memprobe: the server's available memory %s is below memprobe.min_available_memory (%s), but the process holding the most, %d (%s, %s), has no statement the guard may cancel; the guard cancels nothing else",
+						   size_text(avail), size_text(min_avail), holder->pid,
+						   GetBackendTypeDesc((BackendType) holder->backend_type),
+						   size_text(holder->group_bytes)),
+					errhint("%s", uncancellable_hint(holder)));
+		}
+		return;
+	}
+	cancel_statement(holder, GUARD_MIN_AVAILABLE, avail, min_avail);
+	pending_pid = holder->pid;
+	pending_stmt = holder->stmt_start;
+}
+
+/*
+ * min_available_memory at or above the memory it is measured against can
+ * never be met: one WARNING (per value and limit), and the guard ignores it.
+ */
+static bool
+min_available_possible(int64 min_avail, int64 total, AvailableSource source)
+{
+	if (total <= 0 || min_avail < total)
+	{
+		impossible_min_available = 0;
+		return true;
+	}
+	if (impossible_min_available != min_avail || impossible_min_available_total != total)
+	{
+		impossible_min_available = min_avail;
+		impossible_min_available_total = total;
+		ereport(WARNING,
+				errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				errmsg("memprobe.min_available_memory (%s) can never be met: the server's memory is %s (%s)",
+					   size_text(min_avail), size_text(total),
+					   source == AVAILABLE_MEMAVAILABLE ? "MemTotal" :
+					   source == AVAILABLE_CGROUP_V2 ? "cgroup v2 memory.max" :
+					   "cgroup v1 memory.limit_in_bytes"),
+				errdetail("The memory guard does not act on memprobe.min_available_memory until it is set below that."));
+	}
+	return false;
+}
+
+/*
+ * backend_memory_limit at or below what an idle client backend holds would
+ * cancel every statement of every backend: one WARNING (per value), and the
+ * guard ignores it.  The idle backend is the smallest idle one sampled; the
+ * judgement sticks until the setting changes (a sample may see none idle).
+ */
+static bool
+backend_limit_possible(const GuardCandidate *candidates, int n, int64 limit)
+{
+	const GuardCandidate *idle = NULL;
+
+	if (impossible_backend_limit == limit)
+		return false;
+	impossible_backend_limit = 0;
 	for (int i = 0; i < n; i++)
 	{
-		GuardCandidate *c = &candidates[i];
+		const GuardCandidate *c = &candidates[i];
 
-		/* a parallel query counts as one, its leader's, with its workers' memory */
-		if (c->backend_type != B_BACKEND)
-			continue;
-		if (c->stmt_start == 0 || c->state != STATE_RUNNING)
-		{
-			if (c->in_transaction && c->private_bytes > min_avail)
-				warn_idle_once(c, "memprobe.min_available_memory");
-			continue;
-		}
-		if (largest == NULL || c->group_bytes > largest->group_bytes)
-			largest = c;
+		if (c->backend_type == B_BACKEND && c->state == STATE_IDLE &&
+			(idle == NULL || c->private_bytes < idle->private_bytes))
+			idle = c;
 	}
-	if (largest != NULL)
-	{
-		cancel_statement(largest, GUARD_MIN_AVAILABLE, avail, min_avail);
-		pending_pid = largest->pid;
-		pending_stmt = largest->stmt_start;
-	}
+	if (idle == NULL || limit > idle->private_bytes)
+		return true;
+	impossible_backend_limit = limit;
+	ereport(WARNING,
+			errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			errmsg("memprobe.backend_memory_limit (%s) is below what an idle backend holds (%s, process %d)",
+				   size_text(limit), size_text(idle->private_bytes), idle->pid),
+			errdetail("Every statement would pass it; the memory guard does not act on memprobe.backend_memory_limit until it is set above that."));
+	return false;
 }
+
+static void forget_states(GuardCandidate *candidates, int n);
 
 void
 guard_after_sample(GuardCandidate *candidates, int n, TimestampTz sampled_at)
@@ -539,16 +790,21 @@ guard_after_sample(GuardCandidate *candidates, int n, TimestampTz sampled_at)
 	int64		min_avail = (int64) min_available_kb * 1024;
 	AvailableSource source;
 	int64		avail;
+	int64		total;
 
 	if (shared == NULL)
 		return;
 	/* at every sample, so that memprobe_guard shows it whether or not the guard is on */
-	avail = available_memory(&source);
+	avail = available_memory(&source, &total);
 	publish_sample(candidates, n, sampled_at, avail, source);
 
 	forget_states(candidates, n);
-	if (limit == 0 && min_avail == 0)
-		return;
+	if (data_cap_enabled() && (limit > 0 || min_avail > 0))
+		cap_ignored_cancels(candidates, n);
+	if (limit > 0 && !backend_limit_possible(candidates, n, limit))
+		limit = 0;
+	if (min_avail > 0 && !min_available_possible(min_avail, total, source))
+		min_avail = 0;
 
 	if (limit > 0)
 	{
@@ -556,22 +812,24 @@ guard_after_sample(GuardCandidate *candidates, int n, TimestampTz sampled_at)
 		{
 			GuardCandidate *c = &candidates[i];
 
-			if (!cancellable_type(c) || c->private_bytes <= limit)
+			if (c->private_bytes <= limit)
 				continue;
-			if (c->stmt_start != 0 && c->state == STATE_RUNNING)
+			if (can_cancel(c))
 				cancel_statement(c, GUARD_BACKEND_LIMIT, c->private_bytes, limit);
-			else if (c->in_transaction)
-				warn_idle_once(c, "memprobe.backend_memory_limit");
+			else
+				warn_uncancellable_once(c, limit);
 		}
 	}
 
 	if (min_avail > 0)
 		guard_min_available(candidates, n, avail, min_avail);
+	else
+		end_shortage();
 }
 
 /*
- * Forget the processes that are gone, and the idle warning of a process that
- * runs a statement again (a later idle spell is logged again).
+ * Forget the processes that are gone, and the warning about a client backend
+ * that runs a statement again (a later idle spell is logged again).
  */
 static void
 forget_states(GuardCandidate *candidates, int n)
@@ -591,8 +849,8 @@ forget_states(GuardCandidate *candidates, int n)
 				c = &candidates[i];
 		if (c == NULL)
 			hash_search(guard_states, &gs->pid, HASH_REMOVE, NULL);
-		else if (c->state == STATE_RUNNING)
-			gs->warned_idle = false;
+		else if (c->backend_type == B_BACKEND && c->state == STATE_RUNNING)
+			gs->warned = false;
 	}
 }
 
@@ -746,7 +1004,8 @@ memprobe_guard(PG_FUNCTION_ARGS)
 		nulls[i++] = true;
 		nulls[i++] = true;
 	}
-	if (sample.sampled_at != 0 && sample.largest_pid != 0)
+	if (sample.sampled_at != 0 && sample.largest_pid != 0 &&
+		memprobe_may_see(sample.largest_userid))
 	{
 		values[i++] = Int32GetDatum(sample.largest_pid);
 		values[i++] = Int64GetDatum(sample.largest_bytes);

@@ -1,9 +1,10 @@
 /*-------------------------------------------------------------------------
  *
  * last_samples.c
- *	  What ran before a crash.  After each sample the sampler keeps its
- *	  latest samples of the LAST_SAMPLES largest processes (pid, backend
- *	  type, query id, the first bytes of the query, private memory, time) in
+ *	  What ran before a crash.  After each sample the sampler keeps the
+ *	  LAST_SAMPLES processes that hold the most, each at its last sample
+ *	  while it ran (pid, backend type, query id, the first bytes of the
+ *	  query, private memory, time; sampler.c's save_largest), in
  *	  pg_stat_tmp/memprobe_last_samples under the data directory, rewritten
  *	  at most once a second and only when they changed.
  *
@@ -11,8 +12,8 @@
  * postmaster stops every process with SIGQUIT, reinitializes shared memory
  * and starts them again, the sampler among them: the file is still there,
  * while the shared-memory flag saying it was read is new.  The sampler then
- * logs one line naming the largest process at the last sample before the
- * restart and publishes the samples for memprobe_before_restart.  A clean
+ * logs one line naming the process that held the most at the last samples
+ * before the restart and publishes the samples for memprobe_before_restart.  A clean
  * shutdown (the sampler's SIGTERM) removes the file; a sampler restarted on
  * its own (shared memory kept) does not report it again.
  *
@@ -225,12 +226,12 @@ last_samples_recover(void)
 
 	largest = &before[0];
 	ereport(LOG,
-			errmsg("memprobe: at the last sample before the server restarted (%s), the largest process was %d (%s), holding %lld MB of private memory, running query id %lld: %s",
-				   timestamptz_to_str(largest->sampled_at), largest->pid,
-				   GetBackendTypeDesc((BackendType) largest->backend_type),
-				   (long long) (largest->private_bytes >> 20), (long long) largest->queryid,
+			errmsg("memprobe: at the last samples before the server restarted, the process that held the most was %d (%s), holding %lld MB of private memory at %s, running query id %lld: %s",
+				   largest->pid, GetBackendTypeDesc((BackendType) largest->backend_type),
+				   (long long) (largest->private_bytes >> 20),
+				   timestamptz_to_str(largest->sampled_at), (long long) largest->queryid,
 				   largest->query),
-			errdetail("memprobe_before_restart shows the %d largest processes of that sample.", n));
+			errdetail("memprobe_before_restart shows the %d processes that held the most then, each at its last sample while it ran.", n));
 }
 
 /* At a clean shutdown: the next start is no restart after a crash. */

@@ -43,6 +43,7 @@
 #include "postgres.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "catalog/pg_authid.h"
@@ -66,9 +67,11 @@
 
 #include "guard/guard.h"
 #include "guard/last_samples.h"
+#include "guard/query_dsm.h"
 #include "guard/sampler.h"
 #include "shared/changecount.h"
 #include "shared/compat.h"
+#include "shared/stats_privileges.h"
 
 PGDLLEXPORT void memprobe_sampler_main(Datum main_arg);
 
@@ -229,9 +232,12 @@ typedef struct ProcState
 	TimestampTz stmt_start;
 	uint64		stmt_queryid;
 	int64		stmt_peak;
-	int64		group_bytes;	/* this sample: own, plus workers' for a leader */
+	int64		group_bytes;	/* this sample: own, plus workers' and query DSM for a leader */
+	int			nworkers;		/* this sample: its parallel workers sampled */
 	int			procno;			/* its PGPROC number */
 	int			leader_pid;		/* its parallel leader, or 0 */
+	bool		leads;			/* has led a parallel query (its own lock group leader) */
+	QueryDsmCache dsm;			/* what query_dsm.c found of its statement's shared memory */
 	uint64		seen;			/* the last cycle that saw it */
 } ProcState;
 
@@ -297,9 +303,11 @@ note_procs(void)
 			ps->stmt_start = 0;
 			ps->stmt_queryid = 0;
 			ps->stmt_peak = 0;
+			memset(&ps->dsm, 0, sizeof(ps->dsm));
 		}
 		ps->procno = (int) i;
 		ps->leader_pid = (leader != NULL && leader->pid != pid) ? leader->pid : 0;
+		ps->leads = leader == proc;
 		ps->seen = cycle;
 	}
 }
@@ -337,9 +345,9 @@ static void save_largest(SampleSet *set);
 /*
  * sample_once
  *		Read every process's memory, attribute it to the statement running,
- *		and publish the sample.
+ *		and publish the sample.  Returns the number of processes sampled.
  */
-static void
+static int
 sample_once(void)
 {
 	uint64		gen = pg_atomic_read_u64(&shared->generation);
@@ -378,9 +386,11 @@ sample_once(void)
 			ps->stmt_start = 0;
 			ps->stmt_queryid = 0;
 			ps->stmt_peak = 0;
+			memset(&ps->dsm, 0, sizeof(ps->dsm));
 		}
 		ps->max_private = Max(ps->max_private, bytes);
 		ps->group_bytes = bytes;
+		ps->nworkers = 0;
 
 		activities[n] = be->st_activity_raw;
 		row = &set->rows[n++];
@@ -395,7 +405,11 @@ sample_once(void)
 		row->max_private_bytes = ps->max_private;
 	}
 
-	/* a parallel query's memory: its workers' at this sample count for the leader's statement */
+	/*
+	 * A parallel query's memory: its workers' at this sample count for the
+	 * leader's statement, and so does the dynamic shared memory it holds (a
+	 * parallel hash join's hash table), which statm counts as shared.
+	 */
 	for (int i = 0; i < n; i++)
 	{
 		ProcSample *row = &set->rows[i];
@@ -403,7 +417,18 @@ sample_once(void)
 		if (row->leader_pid != 0 &&
 			(ps = hash_search(proc_states, &row->leader_pid, HASH_FIND, NULL)) != NULL &&
 			ps->seen == cycle)
+		{
 			ps->group_bytes += row->private_bytes;
+			ps->nworkers++;
+		}
+	}
+	for (int i = 0; i < n; i++)
+	{
+		ProcSample *row = &set->rows[i];
+
+		ps = hash_search(proc_states, &row->pid, HASH_FIND, NULL);
+		if (ps->leads && row->stmt_start != 0)
+			ps->group_bytes += query_dsm_bytes(row->pid, row->stmt_start, ps->nworkers, &ps->dsm);
 	}
 
 	for (int i = 0; i < n; i++)
@@ -436,14 +461,16 @@ sample_once(void)
 	pg_write_barrier();
 	pg_atomic_write_u64(&shared->generation, gen + 1);
 
-	guard_sample(set);
+	/* the crash file first: the guard re-reads the status snapshot that activities[] points into */
 	save_largest(set);
+	guard_sample(set);
 
 	/* forget processes that are gone */
 	hash_seq_init(&seq, proc_states);
 	while ((ps = hash_seq_search(&seq)) != NULL)
 		if (ps->seen != cycle)
 			hash_search(proc_states, &ps->pid, HASH_REMOVE, NULL);
+	return n;
 }
 
 /* Hand the sample to the guard (guard.c), which may cancel statements. */
@@ -465,6 +492,7 @@ guard_sample(SampleSet *set)
 		c->procno = ps->procno;
 		c->leader_pid = row->leader_pid;
 		c->backend_type = row->backend_type;
+		c->userid = row->userid;
 		c->state = row->state;
 		c->in_transaction = row->state == STATE_IDLEINTRANSACTION ||
 			row->state == STATE_IDLEINTRANSACTION_ABORTED;
@@ -476,42 +504,133 @@ guard_sample(SampleSet *set)
 	guard_after_sample(candidates, set->nrows, set->sampled_at);
 }
 
-/* Keep the largest processes of this sample where a crash leaves them (last_samples.c). */
+/*
+ * What the crash file keeps: the LAST_SAMPLES processes that hold the most,
+ * each at its latest sample while it lived.  Not simply the last sample's:
+ * the kernel frees a killed process's memory at once, and the postmaster
+ * reaps it a little later, so a sample in between sees the victim at 0
+ * bytes (a zombie) or not at all, and would name a bystander (seen: the
+ * autovacuum launcher, 2MB, for a victim sampled at 861MB 100ms before).
+ * So a process that was in the list and is now dead or gone keeps its last
+ * live figure for DEAD_GRACE_MS (at least two samples); one that lives is
+ * always at its latest figure (one that held much and freed it is no
+ * longer the largest).
+ */
+#define DEAD_GRACE_MS	1000
+
+static LastSample kept[LAST_SAMPLES];
+static int	nkept = 0;
+
+/* Put s into list (n entries, at most LAST_SAMPLES, most first) if it is among the largest. */
+static void
+largest_add(LastSample *list, int *n, const LastSample *s)
+{
+	int			at;
+
+	if (*n < LAST_SAMPLES)
+		at = (*n)++;
+	else if (list[LAST_SAMPLES - 1].private_bytes < s->private_bytes)
+		at = LAST_SAMPLES - 1;
+	else
+		return;
+	list[at] = *s;
+	for (; at > 0 && list[at - 1].private_bytes < list[at].private_bytes; at--)
+	{
+		LastSample	tmp = list[at - 1];
+
+		list[at - 1] = list[at];
+		list[at] = tmp;
+	}
+}
+
+/* Keep the largest processes where a crash leaves them (last_samples.c). */
 static void
 save_largest(SampleSet *set)
 {
+	int64		grace_ms = Max(DEAD_GRACE_MS, 2 * (int64) sample_interval);
 	LastSample	largest[LAST_SAMPLES];
-	int			chosen[LAST_SAMPLES];
 	int			n = 0;
 
-	for (; n < LAST_SAMPLES && n < set->nrows; n++)
+	for (int i = 0; i < set->nrows; i++)
 	{
-		int			best = -1;
+		ProcSample *row = &set->rows[i];
+		LastSample	s;
 
-		for (int i = 0; i < set->nrows; i++)
-		{
-			bool		already = false;
-
-			for (int k = 0; k < n; k++)
-				already |= chosen[k] == i;
-			if (!already && (best < 0 || set->rows[i].private_bytes > set->rows[best].private_bytes))
-				best = i;
-		}
-		chosen[n] = best;
+		if (row->private_bytes == 0 ||
+			(n == LAST_SAMPLES && row->private_bytes <= largest[LAST_SAMPLES - 1].private_bytes))
+			continue;			/* dead (a zombie), or too small to be kept */
+		s.sampled_at = set->sampled_at;
+		s.pid = row->pid;
+		s.backend_type = row->backend_type;
+		s.queryid = row->queryid;
+		s.private_bytes = row->private_bytes;
+		strlcpy(s.query, activities[i] ? activities[i] : "", sizeof(s.query));
+		largest_add(largest, &n, &s);
 	}
-	for (int k = 0; k < n; k++)
+	/* the processes kept before that are dead or gone now: their last live figure, a while */
+	for (int k = 0; k < nkept; k++)
 	{
-		ProcSample *row = &set->rows[chosen[k]];
-		const char *query = activities[chosen[k]];
+		bool		alive = false;
 
-		largest[k].sampled_at = set->sampled_at;
-		largest[k].pid = row->pid;
-		largest[k].backend_type = row->backend_type;
-		largest[k].queryid = row->queryid;
-		largest[k].private_bytes = row->private_bytes;
-		strlcpy(largest[k].query, query ? query : "", sizeof(largest[k].query));
+		for (int i = 0; i < set->nrows && !alive; i++)
+			alive = set->rows[i].pid == kept[k].pid && set->rows[i].private_bytes > 0;
+		if (!alive &&
+			!TimestampDifferenceExceeds(kept[k].sampled_at, set->sampled_at, (int) grace_ms))
+			largest_add(largest, &n, &kept[k]);
 	}
-	last_samples_save(largest, n);
+	memcpy(kept, largest, n * sizeof(LastSample));
+	nkept = n;
+	last_samples_save(kept, nkept);
+}
+
+/*
+ * A sampler whose samples take more than 1/SAMPLE_COST_WARN of its interval
+ * in CPU time uses that share of a core, all the time.  Measured
+ * (bench/RESULTS.md, "the sampler"): about 9us per process per sample, so
+ * 200 processes take ~2ms: 1ms samples keep a core busy, 10ms ones take 18%
+ * of it, 100ms ones 2%.  One WARNING per value of memprobe.sample_interval,
+ * after SAMPLE_COST_RUN samples in a row over the line (CPU time, not wall
+ * time: a sampler descheduled on a busy machine costs nothing meanwhile).
+ */
+#define SAMPLE_COST_WARN 20
+#define SAMPLE_COST_RUN 3
+
+/* this process's user + system CPU time, in microseconds */
+static int64
+cpu_time_us(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) != 0)
+		return 0;
+	return (int64) (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000 +
+		ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
+}
+
+static void
+check_sample_cost(int nprocs, int64 cpu_us)
+{
+	static int	warned_interval = 0;
+	static int	over = 0;
+
+	if (warned_interval == sample_interval)
+		return;
+	if (cpu_us * SAMPLE_COST_WARN <= (int64) sample_interval * 1000)
+	{
+		over = 0;
+		return;
+	}
+	if (++over < SAMPLE_COST_RUN)
+		return;
+	over = 0;
+	warned_interval = sample_interval;
+	ereport(WARNING,
+			errmsg("memprobe.sample_interval (%d ms) is short for this server: a sample of %d processes takes %.2f ms of CPU time, so the sampler uses about %.0f%% of a CPU core",
+				   sample_interval, nprocs, cpu_us / 1000.0,
+				   Min(100.0, 100.0 * cpu_us / (sample_interval * 1000.0))),
+			errhint("Set memprobe.sample_interval to %d ms or more to keep the sampler under %d%% of a core.",
+					(int) Min(60 * 60 * 1000, (cpu_us * SAMPLE_COST_WARN + 999) / 1000),
+					100 / SAMPLE_COST_WARN));
 }
 
 /* Can this machine's /proc give a process's memory?  Logs once when not. */
@@ -556,7 +675,10 @@ memprobe_sampler_main(Datum main_arg)
 		{
 			if (now >= next)
 			{
-				sample_once();
+				int64		cpu_before = cpu_time_us();
+				int			nprocs = sample_once();
+
+				check_sample_cost(nprocs, cpu_time_us() - cpu_before);
 				/* a fixed schedule, not drifting by the time a sample takes */
 				next = TimestampTzPlusMilliseconds(next, sample_interval);
 				if (next <= now)
@@ -647,16 +769,17 @@ PG_FUNCTION_INFO_V1(memprobe_history);
 
 /*
  * memprobe_samples
- *		SQL SRF: every process at the last sample.  As pg_stat_activity, the
- *		query id of another role's statement only with the privileges of
- *		pg_read_all_stats.
+ *		SQL SRF: every process at the last sample.  As pg_stat_activity (and
+ *		memprobe_backends' own figures), a process's figures and statement
+ *		only for roles whose privileges the caller has, or with those of
+ *		pg_read_all_stats; otherwise only its pid, leader, type and the
+ *		sample's time: how much memory another role's process holds, and
+ *		when its statement started, tell what it is doing.
  */
 Datum
 memprobe_samples(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Oid			userid = GetUserId();
-	bool		see_all = has_privs_of_role(userid, ROLE_PG_READ_ALL_STATS);
 	SampleSet  *set;
 
 	sampler_require_preloaded();
@@ -678,10 +801,22 @@ memprobe_samples(PG_FUNCTION_ARGS)
 		else
 			nulls[i++] = true;
 		values[i++] = CStringGetTextDatum(GetBackendTypeDesc((BackendType) row->backend_type));
+		if (!memprobe_may_see(row->userid))
+		{
+			nulls[i++] = true;	/* private_bytes */
+			nulls[i++] = true;	/* max_private_bytes */
+			values[i++] = TimestampTzGetDatum(set->sampled_at);
+			nulls[i++] = true;	/* statement_queryid */
+			nulls[i++] = true;	/* statement_started_at */
+			nulls[i++] = true;	/* statement_max_private_bytes */
+			Assert(i == SAMPLES_COLS);
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+			continue;
+		}
 		values[i++] = Int64GetDatum(row->private_bytes);
 		values[i++] = Int64GetDatum(row->max_private_bytes);
 		values[i++] = TimestampTzGetDatum(set->sampled_at);
-		if (row->stmt_start != 0 && row->queryid != 0 && (see_all || row->userid == userid))
+		if (row->stmt_start != 0 && row->queryid != 0)
 			values[i++] = Int64GetDatum((int64) row->queryid);
 		else
 			nulls[i++] = true;

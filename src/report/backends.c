@@ -92,6 +92,7 @@
 #include "report/backends.h"
 #include "shared/compat.h"
 #include "shared/context_types.h"
+#include "shared/stats_privileges.h"
 
 /* memprobe.publish_interval (ms; -1: never publish; 0: at every statement end) and memprobe.publish_contexts */
 static int	publish_interval_ms = 1000;
@@ -646,16 +647,6 @@ require_preloaded(void)
 				errhint("Add memprobe to shared_preload_libraries and restart the server."));
 }
 
-/* As pg_stat_activity: a role sees its own backends, pg_read_all_stats everyone's. */
-static inline bool
-may_see(Oid backend_user)
-{
-	Oid			me = GetUserId();
-
-	return backend_user == me || has_privs_of_role(me, backend_user) ||
-		has_privs_of_role(me, ROLE_PG_READ_ALL_STATS);
-}
-
 static Datum
 text_or_null(const char *s, bool *isnull)
 {
@@ -698,7 +689,7 @@ memprobe_backends(PG_FUNCTION_ARGS)
 		memset(nulls, 0, sizeof(nulls));
 		values[c++] = Int32GetDatum(copy->pid);
 		values[c++] = ObjectIdGetDatum(copy->userid);
-		if (!may_see(copy->userid))
+		if (!memprobe_may_see(copy->userid))
 		{
 			for (; c < BACKENDS_COLS; c++)
 				nulls[c] = true;
@@ -770,7 +761,7 @@ memprobe_backend_contexts(PG_FUNCTION_ARGS)
 			continue;
 		if (!read_slot(i, copy, shared->slot_size) || copy->pid != pid)
 			break;
-		if (!may_see(copy->userid))
+		if (!memprobe_may_see(copy->userid))
 			ereport(ERROR,
 					errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 					errmsg("permission denied to read the memory contexts of process %d", pid),

@@ -81,6 +81,7 @@
 #include "utils/tuplesort.h"
 
 #include "report/backends.h"
+#include "guard/data_cap.h"
 #include "guard/guard.h"
 #include "guard/sampler.h"
 #include "shared/compat.h"
@@ -914,6 +915,9 @@ statements_executor_run(COMPAT_EXECUTOR_RUN_PARAMS)
 
 	if (executions != NULL && (e = execution_find(queryDesc)) != NULL)
 		execution_sample(e);
+	/* a client's Execute ends here (a portal may be fetched from later, idle in between) */
+	if (nesting_level == 0)
+		data_cap_statement_end();
 }
 
 static void
@@ -1004,9 +1008,12 @@ statements_executor_end(QueryDesc *queryDesc)
 			  (pgBufferUsage.temp_blks_written - temp_blks_start) * (int64) BLCKSZ,
 			  statement_private_peak());
 
-	/* a client's statement ended: memprobe_backends may be due */
+	/* a client's statement ended: memprobe_backends may be due; a guard's cap goes */
 	if (nesting_level == 0)
+	{
 		backends_statement_end(queryDesc->plannedstmt->queryId, e != NULL ? mem : -1);
+		data_cap_statement_end();
+	}
 }
 
 /* The next ProcessUtility in the chain, or core's. */
@@ -1063,7 +1070,10 @@ statements_process_utility(PlannedStmt *pstmt, const char *queryString,
 	nesting_level--;
 
 	if (nesting_level == 0)
+	{
 		backends_statement_end(pstmt->queryId, -1);
+		data_cap_statement_end();
+	}
 }
 
 /* ------------------------------------------------------------------------
