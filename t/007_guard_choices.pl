@@ -136,9 +136,9 @@ unlike($out, qr/ERROR/, 'small statements: and gets no error');
 is(cancels(), $before, 'small statements: nothing is cancelled');
 like(
 	slurp_file($node->logfile, $log_start),
-	qr/memprobe: the server's available memory \d+ MB is below memprobe\.min_available_memory \(\d+ MB\), but the process holding the most, \d+ \([^)]*\), holds only \d+ MB; the guard cancels nothing/,
+	qr/memprobe: the server's available memory \d+ MB is below memprobe\.min_available_memory \(\d+ MB\), but the process holding the most, \d+ \([^)]*\), holds only \d+ [kM]B; the guard cancels nothing/,
 	'small statements: the log says why nothing is cancelled');
-my @small = slurp_file($node->logfile, $log_start) =~ /holds only \d+ MB; the guard cancels nothing/g;
+my @small = slurp_file($node->logfile, $log_start) =~ /holds only \d+ [kM]B; the guard cancels nothing/g;
 is(scalar(@small), 1, 'small statements: once');
 
 # --- a walsender decoding a large transaction holds the most
