@@ -10,8 +10,17 @@
  *	  killer kills a backend and the postmaster restarts every session.
  *
  * Only client backends' and parallel workers' statements are cancelled (a
- * worker's cancel fails its leader's query); autovacuum, background workers
- * and auxiliary processes are reported by the sampler, never touched.
+ * worker's cancel fails its leader's query); walsenders, autovacuum,
+ * background workers and auxiliary processes are reported by the sampler,
+ * never touched.  A cancel must be able to help: for min_available_memory
+ * the process holding the most of all (a parallel query counted as one,
+ * with its workers and its dynamic shared memory) must be a running client
+ * statement holding a quarter of the setting; otherwise nothing is
+ * cancelled, and the log says once per shortage which process holds the
+ * memory and what bounds it.  Settings that can never be met (at or above
+ * the memory there is; below what an idle backend holds) are warned about
+ * once and ignored.  A cancelled statement that keeps growing without taking
+ * the cancel is capped (data_cap.c).
  *
  * How a statement is cancelled: the sampler writes the reason and figures
  * into the process's slot here (by PGPROC number, under a change counter),
@@ -21,9 +30,11 @@
  * was running, raise in its place ERRCODE_OUT_OF_MEMORY (53200) with the
  * guard's message, so that clients, logs and PL/pgSQL handlers see what
  * happened; its planner_hook does the same while a statement is planned.  A
- * cancel that arrives outside those hooks (during parse analysis, say) stays
- * core's "canceling statement due to user request"; the server log has the
- * guard's LOG line either way.
+ * cancel is sent only if the statement sampled is still the one running
+ * (statement_still_running), so that it does not fail the next statement
+ * with core's "canceling statement due to user request"; one that still
+ * arrives outside those hooks stays core's 57014, and the server log has
+ * the guard's LOG line either way.
  *
  * "The memory the kernel still gives": when the postmaster runs in a memory
  * cgroup with a limit (cgroup v2 memory.max, v1 memory.limit_in_bytes, on
@@ -42,7 +53,7 @@
  * What it cannot catch: memory that grows by more than the headroom between
  * two samples (one allocation of 900MB), memory of processes outside
  * PostgreSQL, and a process idle in a transaction (it has no statement to
- * cancel: the guard logs it once and goes on to the next).
+ * cancel: the guard logs it once, and cancels nothing smaller instead).
  *
  * Copyright (c) 2026, The memprobe Developers
  *
