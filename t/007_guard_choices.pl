@@ -10,6 +10,8 @@
 #   - a walsender decoding a large transaction (logical_decoding_work_mem = 2GB) holds the most:
 #     no client statement is cancelled (pgbench -S completes, with no error), and the log names
 #     the walsender once, with the setting that bounds it;
+#   - an autovacuum worker holds the most (its ANALYZE evaluating an expression index that grows):
+#     the same, and its ANALYZE completes;
 #   - two large client statements (300MB and 250MB) when the shortage begins: the larger is
 #     cancelled first, with 53200, then the other, one at a time; pgbench's statements never;
 #   - a parallel hash join whose hash table (in dynamic shared memory) is most of the memory:
@@ -25,7 +27,8 @@
 #   - backend_memory_limit that short statements pass (pgbench -M simple, extended and prepared,
 #     each statement taking ~40MB for a few ms, 10ms samples): every error a client gets is the
 #     guard's 53200, never core's 57014 "canceling statement due to user request" (a cancel sent
-#     for a statement that ended before it arrived).
+#     for a statement that ended before it arrived); the same inside a PL/pgSQL function, and for
+#     a portal run by several Execute messages.
 #
 # Works with the PostgreSQL::Test modules of 15, 17 and 18.
 #
@@ -120,6 +123,61 @@ sub wait_private
 		"SELECT private_bytes > $bytes FROM memprobe_samples() WHERE pid = $pid");
 }
 
+# run_portal(query, rows, pause): runs query in the unnamed portal over the extended protocol, as
+# a driver with a fetch size does: Parse, Bind, then Execute with a row limit of rows, pausing
+# pause seconds between Execute messages, until it completes or fails; then Sync.  libpq cannot
+# send an Execute with a row limit, so this speaks the protocol itself (trust over the Unix
+# socket, as the test cluster is set up).  Returns (SQLSTATE or undef, message, Executes sent).
+sub run_portal
+{
+	my ($query, $rows, $pause) = @_;
+	require IO::Socket::UNIX;
+	my $sock = IO::Socket::UNIX->new(Peer => $node->host . '/.s.PGSQL.' . $node->port)
+	  or die "connect: $!";
+	my $user = getpwuid($<);
+	my $msg = sub { my ($type, $body) = @_; print $sock $type . pack('N', 4 + length $body) . $body; };
+	my $read = sub {
+		my ($type, $len, $body) = ('', '', '');
+		read($sock, $type, 1) == 1 or die 'the server closed the connection';
+		read($sock, $len, 4);
+		$len = unpack('N', $len) - 4;
+		read($sock, $body, $len) if $len > 0;
+		return ($type, $body);
+	};
+	my $startup = pack('N', 196608) . "user\0$user\0database\0postgres\0\0";
+	print $sock pack('N', 4 + length $startup) . $startup;
+	while (1) { my ($t) = $read->(); last if $t eq 'Z'; }
+	$msg->('P', "\0$query\0" . pack('n', 0));
+	$msg->('B', "\0\0" . pack('nnn', 0, 0, 0));
+	my ($code, $message, $executes) = (undef, undef, 0);
+  EXECUTE: while (1)
+	{
+		$msg->('E', "\0" . pack('N', $rows));
+		$msg->('H', '');
+		$executes++;
+		while (1)
+		{
+			my ($t, $body) = $read->();
+			next if $t eq 'D' || $t eq '1' || $t eq '2' || $t eq 'N';
+			last EXECUTE if $t eq 'C';
+			if ($t eq 'E')
+			{
+				my %f = map { substr($_, 0, 1) => substr($_, 1) } grep { length } split /\0/, $body;
+				($code, $message) = ($f{C}, $f{M});
+				last EXECUTE;
+			}
+			last if $t eq 's';
+			die "unexpected message $t";
+		}
+		usleep($pause * 1_000_000);
+	}
+	$msg->('S', '');
+	while (1) { my ($t) = $read->(); last if $t eq 'Z'; }
+	$msg->('X', '');
+	close($sock);
+	return ($code, $message, $executes);
+}
+
 my $short = $limit - 16 * $mb;
 
 # --- only small statements: nothing is cancelled
@@ -184,6 +242,60 @@ $node->poll_query_until('postgres', "SELECT count(*) = 0 FROM pg_stat_activity W
 # the rolled-back table's pages and the WAL go from the page cache's dirty pages (the cgroup's
 # memory) before the next scenario fills the group
 $node->safe_psql('postgres', "SELECT pg_drop_replication_slot('guard_slot'); DROP TABLE decoded; CHECKPOINT");
+
+# --- an autovacuum worker holds the most
+#
+# Staged with an expression index whose function grows in an autovacuum worker only: ANALYZE
+# evaluates index expressions over its sample rows, so the worker's ANALYZE of the table takes
+# 300MB (grow(), never checking for interrupts) and holds it ten seconds.  (A vacuum's own dead
+# tuple store fills a few bytes per dead row: hundreds of MB of it take minutes to stage.)  The
+# function is schema-qualified: 17 and later run maintenance with search_path = pg_catalog.
+
+$node->safe_psql(
+	'postgres', q{
+CREATE FUNCTION public.grow_in_autovacuum(i int) RETURNS int LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+  IF i = 1 AND EXISTS (SELECT FROM pg_catalog.pg_stat_activity
+                       WHERE pid = pg_catalog.pg_backend_pid() AND backend_type = 'autovacuum worker') THEN
+    PERFORM public.grow(300, 50, 0, 10000);
+  END IF;
+  RETURN i;
+END $$;
+CREATE TABLE analyzed (id int)
+  WITH (autovacuum_analyze_threshold = 0, autovacuum_analyze_scale_factor = 0,
+        autovacuum_vacuum_threshold = 1000000, autovacuum_vacuum_insert_threshold = 1000000);
+CREATE INDEX analyzed_grows ON analyzed (public.grow_in_autovacuum(id));
+INSERT INTO analyzed SELECT generate_series(1, 10);
+});
+$before = cancels();
+$log_start = -s $node->logfile;
+set('autovacuum' => 'on', 'autovacuum_naptime' => '1s');
+my $autovacuum;
+$node->poll_query_until('postgres',
+	q{SELECT count(*) = 1 FROM pg_stat_activity WHERE backend_type = 'autovacuum worker' AND query LIKE '%analyzed%'})
+  or die 'no autovacuum worker analyzed the table';
+$autovacuum = $node->safe_psql('postgres',
+	q{SELECT pid FROM pg_stat_activity WHERE backend_type = 'autovacuum worker' AND query LIKE '%analyzed%'});
+# no more autovacuum runs once this one ends
+set('autovacuum' => 'off');
+ok(wait_private($autovacuum, 250 * $mb), 'autovacuum: its worker holds more than 250MB');
+($status, $out) = pgbench(3, '-S');
+is($status, 0, 'autovacuum: pgbench -S completes');
+unlike($out, qr/ERROR/, 'autovacuum: and gets no error');
+is(cancels(), $before, 'autovacuum: no statement is cancelled');
+$node->poll_query_until('postgres', "SELECT count(*) = 0 FROM pg_stat_activity WHERE pid = $autovacuum")
+  or die 'the autovacuum worker did not end';
+is( $node->safe_psql('postgres',
+		q{SELECT autoanalyze_count FROM pg_stat_user_tables WHERE relname = 'analyzed'}),
+	'1', 'autovacuum: its ANALYZE completes (the guard cancels no autovacuum)');
+$log = slurp_file($node->logfile, $log_start);
+@named = $log =~ /the process holding the most, $autovacuum \(autovacuum worker, \d+ MB\), has no statement the guard may cancel/g;
+@others = $log =~ /the process holding the most, (\d+) \([^)]*\), has no statement the guard may cancel/g;
+is(scalar(@named), 1, 'autovacuum: the log names its worker once');
+is(scalar(@others), 1, 'autovacuum: and no other process');
+like($log, qr/HINT:  An autovacuum worker's memory is bounded by autovacuum_work_mem \(-1; -1 means maintenance_work_mem, 64MB\)/,
+	'autovacuum: with the setting that bounds it');
+$node->safe_psql('postgres', 'DROP TABLE analyzed; DROP FUNCTION public.grow_in_autovacuum(int)');
 
 # --- two large statements when the shortage begins: the larger first, then the other
 #
@@ -428,6 +540,53 @@ foreach my $mode ('simple', 'extended', 'prepared')
 }
 cmp_ok($guard_errors, '>', 0, 'short statements: the guard cancels some');
 is($user_cancels, 0, 'short statements: no client gets 57014 from a guard cancel meant for another statement');
+
+# the same statement inside a PL/pgSQL function (a query of its own, run by SPI: the executor's
+# hooks are nested in the call's)
+$node->safe_psql(
+	'postgres', q{
+CREATE FUNCTION big_short() RETURNS int LANGUAGE plpgsql AS $$
+DECLARE
+  n int;
+BEGIN
+  SELECT length(repeat('x', 40000000 + (random() * 0)::int)) INTO n FROM generate_series(1, 1);
+  RETURN n;
+END $$;
+});
+my $in_function = $node->basedir . '/big_short_in_function.sql';
+open($fh, '>', $in_function) or die "$in_function: $!";
+print $fh "SELECT big_short();\n";
+close($fh);
+($guard_errors, $user_cancels) = (0, 0);
+foreach my $mode ('simple', 'extended', 'prepared')
+{
+	(undef, $out) = pgbench(2, '-M', $mode, '-f', $in_function);
+	$guard_errors += () = $out =~ /canceling statement because backend memory \d+ MB exceeded memprobe\.backend_memory_limit/g;
+	$user_cancels += () = $out =~ /canceling statement due to user request/g;
+}
+note "in a function: guard errors $guard_errors, 57014 $user_cancels";
+cmp_ok($guard_errors, '>', 0, 'a statement inside a function: the guard cancels some');
+is($user_cancels, 0, 'a statement inside a function: no client gets 57014');
+
+# A portal run by several Execute messages (as JDBC's fetch size does): its memory grows by ~1MB
+# per Execute of 1000 rows (a CTE's tuple store), with 5ms between them, when the backend waits
+# for the client with its statement still active.  The guard's cancel lands in an Execute (53200)
+# or while the backend reads (core ignores a cancel there; the next sample cancels again).
+$node->safe_psql('postgres', 'ALTER SYSTEM SET work_mem = \'1GB\'');
+$node->reload;
+my %portal_outcomes;
+foreach my $round (1 .. 20)
+{
+	my ($code, $message, $executes) = run_portal(
+		q{WITH c AS MATERIALIZED (SELECT g, repeat('x', 1000) AS r FROM (SELECT generate_series(1, 1000000) AS g) s)
+		  SELECT g, length(r) FROM c}, 1000, 0.005);
+	note "portal round $round: $executes Execute messages, then " . ($code // 'no error') . ' ' . ($message // '');
+	$portal_outcomes{ $code // 'none' }++;
+}
+is_deeply(\%portal_outcomes, { '53200' => 20 },
+	'a portal run by several Execute messages: each run fails with the guard\'s 53200, never 57014');
+$node->safe_psql('postgres', 'ALTER SYSTEM RESET work_mem');
+$node->reload;
 set('memprobe.backend_memory_limit' => '0', 'memprobe.sample_interval' => '100ms');
 
 ok(all_in_cgroup($node), 'every server process is in the cgroup afterwards');

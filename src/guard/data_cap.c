@@ -77,16 +77,10 @@ static bool original_known = false;
 static shmem_request_hook_type prev_shmem_request = NULL;
 static shmem_startup_hook_type prev_shmem_startup = NULL;
 
-static int
-slot_count(void)
-{
-	return MaxBackends + NUM_AUXILIARY_PROCS;
-}
-
 Size
 data_cap_shmem_size(void)
 {
-	return add_size(offsetof(CapShared, slots), mul_size(slot_count(), sizeof(CapSlot)));
+	return add_size(offsetof(CapShared, slots), mul_size(compat_proc_slot_count(), sizeof(CapSlot)));
 }
 
 static void
@@ -108,7 +102,7 @@ data_cap_shmem_startup(void)
 	shared = ShmemInitStruct("memprobe_cap", data_cap_shmem_size(), &found);
 	if (!found)
 	{
-		shared->nslots = slot_count();
+		shared->nslots = compat_proc_slot_count();
 		for (int i = 0; i < shared->nslots; i++)
 		{
 			pg_atomic_init_u32(&shared->slots[i].capped, 0);

@@ -64,6 +64,7 @@
 #include <signal.h>
 
 #include "access/htup_details.h"
+#include "access/xact.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "optimizer/planner.h"
@@ -159,16 +160,10 @@ static planner_hook_type prev_planner = NULL;
  * ------------------------------------------------------------------------
  */
 
-static int
-slot_count(void)
-{
-	return MaxBackends + NUM_AUXILIARY_PROCS;
-}
-
 Size
 guard_shmem_size(void)
 {
-	return add_size(offsetof(GuardShared, slots), mul_size(slot_count(), sizeof(GuardSlot)));
+	return add_size(offsetof(GuardShared, slots), mul_size(compat_proc_slot_count(), sizeof(GuardSlot)));
 }
 
 static void
@@ -192,7 +187,7 @@ guard_shmem_startup(void)
 	if (!found)
 	{
 		memset(shared, 0, guard_shmem_size());
-		shared->nslots = slot_count();
+		shared->nslots = compat_proc_slot_count();
 		for (int r = 0; r < GUARD_REASONS; r++)
 			pg_atomic_init_u64(&shared->cancels[r], 0);
 		pg_atomic_init_u64(&shared->last_cancel_at, 0);
@@ -865,6 +860,30 @@ forget_states(GuardCandidate *candidates, int n)
 	}
 }
 
+/*
+ * The statement timestamp at which the running top-level query's executor
+ * started, or 0.  Each Execute message of a portal run in several has a
+ * timestamp of its own (pg_stat_activity's query_start), and the sampler
+ * names the one it saw; its cancel can reach the process just after the
+ * next Execute began (a cancel that arrives while the backend waits for the
+ * client is ignored by core, one that arrives after it has read the message
+ * is not).  It was still meant for this query: any statement timestamp from
+ * the query's start on is.
+ */
+static TimestampTz top_level_query_started = 0;
+
+void
+guard_top_level_query_started(void)
+{
+	top_level_query_started = GetCurrentStatementStartTimestamp();
+}
+
+void
+guard_top_level_query_ended(void)
+{
+	top_level_query_started = 0;
+}
+
 /* ------------------------------------------------------------------------
  * Failing, in the cancelled process.
  * ------------------------------------------------------------------------
@@ -884,7 +903,10 @@ guard_translate_cancel(MemoryContext cxt)
 	slot = &shared->slots[procno];
 	if (!changecount_read(&slot->changecount, slot, &copy, sizeof(copy), 100) ||
 		copy.pid != MyProcPid ||
-		copy.stmt_start != MyBEEntry->st_activity_start_timestamp)
+		!(copy.stmt_start == MyBEEntry->st_activity_start_timestamp ||
+		  (top_level_query_started != 0 &&
+		   copy.stmt_start >= top_level_query_started &&
+		   copy.stmt_start < MyBEEntry->st_activity_start_timestamp)))
 		return;
 
 	/* the cancel of the statement the guard meant: which error is this? */

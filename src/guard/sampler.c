@@ -145,12 +145,6 @@ static shmem_startup_hook_type prev_shmem_startup = NULL;
  * ------------------------------------------------------------------------
  */
 
-static int
-slot_count(void)
-{
-	return MaxBackends + NUM_AUXILIARY_PROCS;
-}
-
 static Size
 set_size(int nslots)
 {
@@ -162,8 +156,8 @@ sampler_shmem_size(void)
 {
 	Size		size = MAXALIGN(offsetof(SamplerShared, data));
 
-	size = add_size(size, mul_size(2, set_size(slot_count())));
-	size = add_size(size, MAXALIGN(mul_size(slot_count(), sizeof(PeakSlot))));
+	size = add_size(size, mul_size(2, set_size(compat_proc_slot_count())));
+	size = add_size(size, MAXALIGN(mul_size(compat_proc_slot_count(), sizeof(PeakSlot))));
 	size = add_size(size, mul_size(history_size, sizeof(HistoryEntry)));
 	return size;
 }
@@ -210,7 +204,7 @@ sampler_shmem_startup(void)
 		memset(shared, 0, sampler_shmem_size());
 		pg_atomic_init_u64(&shared->generation, 0);
 		pg_atomic_init_u64(&shared->history_next, 0);
-		shared->nslots = slot_count();
+		shared->nslots = compat_proc_slot_count();
 		shared->history_size = history_size;
 		shared->set_size = set_size(shared->nslots);
 		for (int i = 0; i < shared->nslots; i++)
@@ -429,13 +423,6 @@ sample_once(void)
 		ps = hash_search(proc_states, &row->pid, HASH_FIND, NULL);
 		if (ps->leads && row->stmt_start != 0)
 			ps->group_bytes += query_dsm_bytes(row->pid, row->stmt_start, ps->nworkers, &ps->dsm);
-	}
-
-	for (int i = 0; i < n; i++)
-	{
-		ProcSample *row = &set->rows[i];
-
-		ps = hash_search(proc_states, &row->pid, HASH_FIND, NULL);
 		if (row->stmt_start == 0)
 		{
 			ps->stmt_start = 0;

@@ -849,6 +849,8 @@ statements_executor_start(QueryDesc *queryDesc, int eflags)
 	else
 		standard_ExecutorStart(queryDesc, eflags);
 
+	if (nesting_level == 0 && (eflags & EXEC_FLAG_EXPLAIN_ONLY) == 0)
+		guard_top_level_query_started();
 	if (TRACKED(nesting_level) &&
 		queryDesc->plannedstmt->queryId != UINT64CONST(0) &&
 		(eflags & EXEC_FLAG_EXPLAIN_ONLY) == 0)
@@ -1013,6 +1015,7 @@ statements_executor_end(QueryDesc *queryDesc)
 	{
 		backends_statement_end(queryDesc->plannedstmt->queryId, e != NULL ? mem : -1);
 		data_cap_statement_end();
+		guard_top_level_query_ended();
 	}
 }
 

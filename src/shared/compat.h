@@ -493,6 +493,18 @@ compat_my_proc_number(void)
 #endif
 }
 
+/*
+ * How many per-process slots cover every process compat_my_proc_number()
+ * numbers: backends (clients, autovacuum, background workers, walsenders)
+ * and auxiliary processes.  Prepared transactions' PGPROCs come after them
+ * and are no processes.
+ */
+static inline int
+compat_proc_slot_count(void)
+{
+	return MaxBackends + NUM_AUXILIARY_PROCS;
+}
+
 #include "utils/backend_status.h"
 
 /*
