@@ -17,6 +17,7 @@ MODULE_big = memprobe
 OBJS = \
 	src/memprobe.o \
 	src/shared/context_types.o \
+	src/shared/observe_only.o \
 	src/scan/streamscan.o \
 	src/scan/streamscan_exec.o \
 	src/scan/streamscan_parallel.o \
@@ -52,7 +53,7 @@ PG_CPPFLAGS = -I$(srcdir)/src -DMEMPROBE_VERSION=\"$(EXTVERSION)\"
 REGRESS = setup module_version contexts alloc_bench alloc_bench_cancel bump privileges material material_memory material_plans \
 	material_mergejoin material_spill \
 	streamscan streamscan_types streamscan_cursors streamscan_large streamscan_page_quals streamscan_turnaround streamscan_by_need streamscan_parallel \
-	stores stores_tablefunc stores_shared_subplan explain_storage explain_storage_literals sampler guard
+	stores stores_tablefunc stores_shared_subplan explain_storage explain_storage_literals observe_only sampler guard
 REGRESS_OPTS = --temp-config=$(srcdir)/memprobe.conf --temp-instance=./tmp_check
 
 # Concurrency specs (specs/*.spec), on a temporary preloaded server of their own.

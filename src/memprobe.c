@@ -34,6 +34,7 @@
 #include "utils/guc.h"
 
 #include "shared/compat.h"
+#include "shared/observe_only.h"
 #include "report/alloc_bench.h"
 #include "report/backends.h"
 #include "shared/injection.h"
@@ -81,6 +82,7 @@ void
 _PG_init(void)
 {
 	injection_init();
+	observe_only_init();
 	alloc_bench_init();
 	material_init();
 	streamscan_init();

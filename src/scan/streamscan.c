@@ -48,6 +48,7 @@
 
 #include "scan/streamscan.h"
 #include "scan/streamscan_parallel.h"
+#include "shared/observe_only.h"
 
 /* memprobe.enable_streamscan */
 static bool streamscan_enabled = true;
@@ -130,7 +131,7 @@ streamscan_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	if (prev_set_rel_pathlist_hook)
 		prev_set_rel_pathlist_hook(root, rel, rti, rte);
 
-	if (!streamscan_enabled)
+	if (!streamscan_enabled || !memprobe_changes_plans())
 		return;
 	if (rel->reloptkind != RELOPT_BASEREL &&
 		rel->reloptkind != RELOPT_OTHER_MEMBER_REL)

@@ -42,6 +42,7 @@
 #include "utils/memutils.h"
 
 #include "shared/compat.h"
+#include "shared/observe_only.h"
 #include "store/tuplestore_layout.h"
 #include "store/material.h"
 
@@ -179,7 +180,7 @@ material_planner(Query *parse, const char *query_string, int cursorOptions,
 	else
 		stmt = standard_planner(parse, query_string, cursorOptions, boundParams);
 
-	if (!material_enabled || !material_supported())
+	if (!material_enabled || !memprobe_changes_plans() || !material_supported())
 		return stmt;
 
 	stmt->planTree = substitute_materials(stmt->planTree);

@@ -85,6 +85,7 @@
 #include "shared/compat.h"
 #include "store/tuplestore_layout.h"
 #include "shared/context_types.h"
+#include "shared/observe_only.h"
 #include "store/material.h"
 #include "shared/plan_walk.h"
 #include "store/stores.h"
@@ -594,7 +595,7 @@ stores_executor_start(QueryDesc *queryDesc, int eflags)
 		standard_ExecutorStart(queryDesc, eflags);
 
 	/* a plan of one node has none of these nodes but a lone Function Scan */
-	claim = stores_enabled;
+	claim = stores_enabled && memprobe_changes_plans();
 	watch = queryDesc->instrument_options != 0;
 	if ((claim || watch) && queryDesc->planstate != NULL &&
 		(!planstate_is_leaf(queryDesc->planstate) ||
