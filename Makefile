@@ -32,6 +32,7 @@ OBJS = \
 	src/store/explain_storage.o \
 	src/report/contexts.o \
 	src/report/statements.o \
+	src/report/query_texts.o \
 	src/report/backends.o \
 	src/guard/sampler.o \
 	src/guard/guard.o \

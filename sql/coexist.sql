@@ -45,6 +45,21 @@ SELECT count(*) AS memprobe_only
   FROM memprobe_statements m
   LEFT JOIN pg_stat_statements s USING (userid, dbid, queryid, toplevel)
  WHERE s.queryid IS NULL AND m.query !~ 'memprobe_statements_reset';
+-- the same text for the same key: memprobe normalises a statement's constants to $n as
+-- pg_stat_statements does (literals, a negative number, a prepared statement's numbering after
+-- its parameters)
+SELECT a FROM co_t WHERE a = -5 AND b <> 'secret';
+SELECT a FROM co_t WHERE a = -6 AND b <> 'other';
+SELECT count(*) FROM co_t WHERE a IN (1, 2, 3, 4);
+SELECT m.query, m.calls, m.query = s.query AS same_text
+  FROM pg_stat_statements s JOIN memprobe_statements m USING (userid, dbid, queryid, toplevel)
+ WHERE s.query ~ '(co_t|co_inner)' AND s.query !~ ' IN \(' ORDER BY m.query;
+-- a list of constants: 18 squashes it into one $1 and a comment, 15 and 17 number each
+SELECT m.query = s.query AS in_list_same_text, m.query ~ 'IN \(\$1' AS normalised
+  FROM pg_stat_statements s JOIN memprobe_statements m USING (userid, dbid, queryid, toplevel)
+ WHERE s.query ~ 'co_t WHERE a IN';
+SELECT count(*) AS texts_with_literals FROM memprobe_statements
+ WHERE query ~ '(secret|other|19999|= -?[0-9])';
 -- the sort's memory, beside pg_stat_statements' figures for it
 SELECT m.node_peak_type, m.max_exec_mem_bytes > 1024 * 1024 AS big, s.rows
   FROM pg_stat_statements s JOIN memprobe_statements m USING (userid, dbid, queryid, toplevel)

@@ -54,7 +54,7 @@ SET work_mem = '64kB';
 SELECT b FROM st_big ORDER BY b OFFSET 99999;
 RESET work_mem;
 SELECT calls, spilled_calls, temp_bytes_written > 1000000 AS wrote_temp, node_peak_type
-  FROM st_view WHERE query = 'SELECT b FROM st_big ORDER BY b OFFSET 99999';
+  FROM st_view WHERE query = 'SELECT b FROM st_big ORDER BY b OFFSET $1';
 
 -- A hash join's Hash node and a hash aggregate report their peaks.
 SET work_mem = '64MB';
@@ -96,7 +96,8 @@ SELECT q FROM st_rescan ORDER BY kind
 SELECT r.kind, m.node_peak_type, m.calls,
        (m.node_peak_bytes + 1023) / 1024 = st_explain_peak_kb(r.q) AS node_peak_is_explains,
        m.node_peak_bytes > 1024 * 1024 AS over_1mb
-  FROM st_rescan r JOIN st_view m ON m.query = r.q ORDER BY r.kind;
+  FROM st_rescan r JOIN st_view m ON m.query = replace(r.q, 'LIMIT 1', 'LIMIT $1') -- as normalised
+ ORDER BY r.kind;
 RESET enable_mergejoin;
 RESET enable_nestloop;
 RESET work_mem;
@@ -109,13 +110,13 @@ BEGIN
   RETURN n;
 END $$;
 SELECT st_nested();
-SELECT count(*) AS nested_with_top FROM st_view WHERE query LIKE '%st_small WHERE a > 500%';
+SELECT count(*) AS nested_with_top FROM st_view WHERE query LIKE '%st_small WHERE a > $1%';
 SET memprobe.track = 'all';
 SELECT st_nested();
 SELECT st_nested();
 RESET memprobe.track;
 SELECT query, calls, toplevel FROM st_view
- WHERE query LIKE '%st_small WHERE a > 500%' OR query LIKE 'SELECT st_nested()%' ORDER BY query, toplevel;
+ WHERE query LIKE '%st_small WHERE a > $1%' OR query LIKE 'SELECT st_nested()%' ORDER BY query, toplevel;
 -- track = none: nothing new counted
 SET memprobe.track = 'none';
 SELECT st_nested();
@@ -141,7 +142,7 @@ BEGIN
   RETURN n;
 END $$;
 SELECT calls AS sort_calls_before FROM st_view
- WHERE query = 'SELECT b FROM st_big ORDER BY b OFFSET 99999' \gset
+ WHERE query = 'SELECT b FROM st_big ORDER BY b OFFSET $1' \gset
 SELECT st_fail();
 SELECT 1 / (a - 7) FROM st_small;
 SET statement_timeout = '50ms';
@@ -158,9 +159,9 @@ EXECUTE st_fail_prep(8);
 DEALLOCATE st_fail_prep;
 SELECT max(a) FROM st_small;
 SELECT calls = :sort_calls_before AS sort_calls_unchanged FROM st_view
- WHERE query = 'SELECT b FROM st_big ORDER BY b OFFSET 99999';
+ WHERE query = 'SELECT b FROM st_big ORDER BY b OFFSET $1';
 SELECT query, calls, failed_calls, toplevel FROM st_view
- WHERE query LIKE '%st_fail%' OR query LIKE '%pg_sleep%' OR query LIKE '%(a - 7)%'
+ WHERE query LIKE '%st_fail%' OR query LIKE '%pg_sleep%' OR query LIKE '%(a - $2)%'
     OR query LIKE '%(a - $1)%'
     OR query LIKE '%max(a)%'
  ORDER BY query;
@@ -215,8 +216,8 @@ SELECT format('SELECT %s', string_agg(i::text, ', ')) FROM generate_series(1, 15
 \o
 \set ECHO all
 SELECT count(*) <= 100 AS bounded, count(*) >= 50 AS kept_many FROM memprobe_statements;
-SELECT query, calls FROM memprobe_statements WHERE query LIKE 'SELECT ''keep''%';
-SELECT count(*) AS widest_kept FROM memprobe_statements WHERE query LIKE 'SELECT 1, 2, %, 150';
+SELECT query, calls FROM memprobe_statements WHERE query LIKE 'SELECT $1 AS keep%';
+SELECT count(*) AS widest_kept FROM memprobe_statements WHERE query LIKE 'SELECT $1, $2, %, $150';
 SELECT dealloc > 0 AS evicted, stats_reset = :'reset_at' AS stats_reset_kept
   FROM memprobe_statements_info;
 SELECT memprobe_statements_reset() IS NOT NULL AS t;

@@ -90,7 +90,7 @@ ok($rises >= 5, "another session sees the statement grow ($rises rises of 20MB o
 ok($most > 400_000_000, "to over 400MB (" . int($most / 1_000_000) . "MB)");
 is($late, 0, "every reading was sampled within two intervals ($interval_ms ms each)");
 is( $node->safe_psql('postgres',
-		"SELECT max_private_bytes > 400000000 FROM memprobe_statements WHERE query LIKE 'SELECT grow(10)%'"),
+		"SELECT max_private_bytes > 400000000 FROM memprobe_statements WHERE query LIKE 'SELECT grow(\$1)%'"),
 	't',
 	'memprobe_statements keeps the most the sampler saw, under the statement\'s query id');
 

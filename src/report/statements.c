@@ -87,6 +87,7 @@
 #include "shared/compat.h"
 #include "store/material.h"
 #include "shared/plan_walk.h"
+#include "report/query_texts.h"
 #include "report/statements.h"
 #include "store/stores.h"
 
@@ -148,6 +149,7 @@ typedef struct StatementsShared
 	slock_t		mutex;			/* protects the two below */
 	int64		dealloc;		/* times entry_dealloc ran (evictions) */
 	TimestampTz stats_reset;	/* last memprobe_statements_reset, or creation */
+	pg_atomic_uint32 generation;	/* resets and evictions: query_texts.c */
 } StatementsShared;
 
 static StatementsShared *shared = NULL;
@@ -155,6 +157,7 @@ static HTAB *hash = NULL;
 
 static shmem_request_hook_type prev_shmem_request = NULL;
 static shmem_startup_hook_type prev_shmem_startup = NULL;
+static post_parse_analyze_hook_type prev_post_parse_analyze = NULL;
 static ExecutorStart_hook_type prev_executor_start = NULL;
 static ExecutorRun_hook_type prev_executor_run = NULL;
 static ExecutorFinish_hook_type prev_executor_finish = NULL;
@@ -191,6 +194,9 @@ typedef struct Execution
 	uint64		queryid;
 	int			stmt_location;
 	int			stmt_len;
+	/* its text normalised (query_texts.c), or NULL: made at its start */
+	char	   *text;
+	int			text_len;
 	bool		ended;			/* reached ExecutorEnd */
 	MemoryContextCallback callback;
 } Execution;
@@ -563,6 +569,7 @@ statements_shmem_startup(void)
 		SpinLockInit(&shared->mutex);
 		shared->dealloc = 0;
 		shared->stats_reset = GetCurrentTimestamp();
+		pg_atomic_init_u32(&shared->generation, 0);
 	}
 	info.keysize = sizeof(StatementsKey);
 	info.entrysize = entry_size();
@@ -611,6 +618,7 @@ entry_dealloc(void)
 	SpinLockAcquire(&shared->mutex);
 	shared->dealloc++;
 	SpinLockRelease(&shared->mutex);
+	pg_atomic_fetch_add_u32(&shared->generation, 1);
 }
 
 /*
@@ -673,10 +681,13 @@ statement_text(QueryDesc *queryDesc, int *len)
 					   queryDesc->plannedstmt->stmt_len, len);
 }
 
-/* Fold one execution's figures into its entry, creating it if needed. */
+/*
+ * Fold one execution's figures into its entry, creating it if needed, with
+ * the normalised text when known (query_texts.c), else the statement's own.
+ */
 static void
-store(QueryDesc *queryDesc, bool toplevel, int64 mem, NodePeakWalk *walk,
-	  int64 temp_bytes, int64 private_peak)
+store(QueryDesc *queryDesc, const char *normalized, int normalized_len, bool toplevel,
+	  int64 mem, NodePeakWalk *walk, int64 temp_bytes, int64 private_peak)
 {
 	StatementsKey key;
 	StatementsEntry *entry;
@@ -695,7 +706,13 @@ store(QueryDesc *queryDesc, bool toplevel, int64 mem, NodePeakWalk *walk,
 		int			text_len;
 
 		LWLockRelease(shared->lock);
-		text = statement_text(queryDesc, &text_len);
+		if (normalized != NULL)
+		{
+			text = normalized;
+			text_len = normalized_len;
+		}
+		else
+			text = statement_text(queryDesc, &text_len);
 		LWLockAcquire(shared->lock, LW_EXCLUSIVE);
 		entry = entry_alloc(&key, text, text_len);
 	}
@@ -718,6 +735,7 @@ store(QueryDesc *queryDesc, bool toplevel, int64 mem, NodePeakWalk *walk,
 	SpinLockRelease(&entry->mutex);
 
 	LWLockRelease(shared->lock);
+	query_texts_remember(key.userid, key.queryid, key.toplevel);
 }
 
 /* ------------------------------------------------------------------------
@@ -756,8 +774,14 @@ note_failed(Execution *e)
 	f->key.toplevel = true;
 	f->mem = e->mem_peak;
 	f->private_peak = statement_private_peak();
-	text = source_text(e->query_desc->sourceText, e->stmt_location, e->stmt_len,
-					   &f->text_len);
+	if (e->text != NULL)
+	{
+		text = e->text;
+		f->text_len = e->text_len;
+	}
+	else
+		text = source_text(e->query_desc->sourceText, e->stmt_location, e->stmt_len,
+						   &f->text_len);
 	memcpy(f->text, text, f->text_len);
 	f->text[f->text_len] = '\0';
 }
@@ -841,6 +865,26 @@ execution_sample(Execution *e)
 	e->mem_peak = Max(e->mem_peak, held);
 }
 
+/*
+ * After parse analysis: where the statement's constants are, for its
+ * normalised text (query_texts.c), as pg_stat_statements' hook keeps them.
+ */
+static void
+statements_post_parse_analyze(ParseState *pstate, Query *query, JumbleState *jstate)
+{
+	if (prev_post_parse_analyze)
+		prev_post_parse_analyze(pstate, query, jstate);
+	/*
+	 * Every level, whatever memprobe.track says now: a function's statements
+	 * are analysed once and their plans cached, and the text must be known
+	 * if track becomes all later.
+	 */
+	if (shared == NULL || statements_track == TRACK_NONE || IsParallelWorker())
+		return;
+	query_texts_check_generation(pg_atomic_read_u32(&shared->generation));
+	query_texts_parsed(pstate, query, jstate, nesting_level == 0);
+}
+
 static void
 statements_executor_start(QueryDesc *queryDesc, int eflags)
 {
@@ -868,6 +912,17 @@ statements_executor_start(QueryDesc *queryDesc, int eflags)
 		e->queryid = queryDesc->plannedstmt->queryId;
 		e->stmt_location = queryDesc->plannedstmt->stmt_location;
 		e->stmt_len = queryDesc->plannedstmt->stmt_len;
+		e->text = NULL;
+		e->text_len = 0;
+		if (!query_texts_known(e->userid, e->queryid, e->toplevel))
+		{
+			MemoryContext old = MemoryContextSwitchTo(cxt);
+
+			e->text = query_texts_normalized(e->queryid, queryDesc->sourceText,
+											 e->stmt_location, e->stmt_len,
+											 statements_text_bytes, &e->text_len);
+			MemoryContextSwitchTo(old);
+		}
 		e->ended = false;
 		e->callback.func = execution_forget;
 		e->callback.arg = e;
@@ -976,6 +1031,8 @@ statements_executor_end(QueryDesc *queryDesc)
 	NodePeakWalk walk = {0, -1, false, {NULL, NULL}};
 	int64		mem = 0;
 	int64		temp_blks_start = 0;
+	char	   *text = NULL;
+	int			text_len = 0;
 
 	if (e != NULL)
 		e->ended = true;
@@ -998,6 +1055,12 @@ statements_executor_end(QueryDesc *queryDesc)
 		}
 		mem = e->mem_peak;
 		temp_blks_start = e->temp_blks_start;
+		/* its normalised text, if made, in the caller's context: e goes below */
+		if (e->text != NULL)
+		{
+			text = pnstrdup(e->text, e->text_len);
+			text_len = e->text_len;
+		}
 	}
 
 	if (prev_executor_end)
@@ -1006,7 +1069,7 @@ statements_executor_end(QueryDesc *queryDesc)
 		standard_ExecutorEnd(queryDesc);
 
 	if (e != NULL)
-		store(queryDesc, nesting_level == 0, mem, &walk,
+		store(queryDesc, text, text_len, nesting_level == 0, mem, &walk,
 			  (pgBufferUsage.temp_blks_written - temp_blks_start) * (int64) BLCKSZ,
 			  statement_private_peak());
 
@@ -1207,6 +1270,7 @@ memprobe_statements_reset(PG_FUNCTION_ARGS)
 	shared->dealloc = 0;
 	shared->stats_reset = now;
 	SpinLockRelease(&shared->mutex);
+	pg_atomic_fetch_add_u32(&shared->generation, 1);
 	LWLockRelease(shared->lock);
 	PG_RETURN_TIMESTAMPTZ(now);
 }
@@ -1301,6 +1365,8 @@ statements_install_hooks(void)
 	shmem_request_hook = statements_shmem_request;
 	prev_shmem_startup = shmem_startup_hook;
 	shmem_startup_hook = statements_shmem_startup;
+	prev_post_parse_analyze = post_parse_analyze_hook;
+	post_parse_analyze_hook = statements_post_parse_analyze;
 	prev_executor_start = ExecutorStart_hook;
 	ExecutorStart_hook = statements_executor_start;
 	prev_executor_run = ExecutorRun_hook;

@@ -494,6 +494,22 @@ compat_my_proc_number(void)
 }
 
 /*
+ * A constant's place in a query jumble (LocationLen).  18 squashes a list of
+ * constants into one location (pg_stat_statements shows "IN (1, 2, 3)" as
+ * "$1" and a comment) and records external parameters' places too, marked;
+ * 15 and 17 record each constant alone and no parameters.
+ */
+#if PG_VERSION_NUM >= 180000
+#define COMPAT_LOCATION_SQUASHED(loc)		((loc)->squashed)
+#define COMPAT_LOCATION_EXTERN_PARAM(loc)	((loc)->extern_param)
+#define COMPAT_JUMBLE_HAS_SQUASHED(jstate)	((jstate)->has_squashed_lists)
+#else
+#define COMPAT_LOCATION_SQUASHED(loc)		((void) (loc), false)
+#define COMPAT_LOCATION_EXTERN_PARAM(loc)	((void) (loc), false)
+#define COMPAT_JUMBLE_HAS_SQUASHED(jstate)	((void) (jstate), false)
+#endif
+
+/*
  * How many per-process slots cover every process compat_my_proc_number()
  * numbers: backends (clients, autovacuum, background workers, walsenders)
  * and auxiliary processes.  Prepared transactions' PGPROCs come after them

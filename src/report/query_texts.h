@@ -1,0 +1,46 @@
+/*-------------------------------------------------------------------------
+ *
+ * query_texts.h
+ *	  memprobe_statements' query texts normalised as pg_stat_statements
+ *	  normalises its own: each constant replaced by $n.
+ *
+ * Copyright (c) 2026, The memprobe Developers
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef MEMPROBE_QUERY_TEXTS_H
+#define MEMPROBE_QUERY_TEXTS_H
+
+#include "parser/analyze.h"
+
+/*
+ * After parse analysis (post_parse_analyze_hook): keep where the constants
+ * of the statement just analysed are, unless this backend knows its entry
+ * (userid, queryid, toplevel) has its text already.
+ */
+extern void query_texts_parsed(ParseState *pstate, Query *query, JumbleState *jstate,
+							   bool toplevel);
+
+/*
+ * The normalised text of the statement at location/length of source (as
+ * PlannedStmt's stmt_location/stmt_len) with query id queryid, cut to
+ * max_bytes, in CurrentMemoryContext; NULL when its constants are not known
+ * (then the caller keeps the text as it is, as pg_stat_statements does).
+ */
+extern char *query_texts_normalized(uint64 queryid, const char *source, int location,
+									int length, int max_bytes, int *len);
+
+/* Does this backend know the entry of (userid, queryid, toplevel) has its text? */
+extern bool query_texts_known(Oid userid, uint64 queryid, bool toplevel);
+
+/* The entry exists with its text: no need to keep its constants any more. */
+extern void query_texts_remember(Oid userid, uint64 queryid, bool toplevel);
+
+/*
+ * Entries were removed (a reset, an eviction) since generation: what this
+ * backend knows is stale.  generation is read from shared memory by the
+ * caller, without a lock (an atomic).
+ */
+extern void query_texts_check_generation(uint32 generation);
+
+#endif							/* MEMPROBE_QUERY_TEXTS_H */
