@@ -64,4 +64,27 @@ SELECT has_table_privilege('public', 'memprobe_history', 'SELECT') AS public_his
        has_table_privilege('pg_read_all_stats', 'memprobe_history', 'SELECT') AS stats_history,
        has_table_privilege('public', 'memprobe_backends', 'SELECT') AS public_backends;
 
+-- Sampling turned off (memprobe.sample_interval = 0, a reload): memprobe_guard shows no current
+-- sample (its sample columns NULL, as before the first), and its settings and counters still;
+-- turned on again, samples come back.
+SELECT sampled_at IS NOT NULL AS sampling FROM memprobe_guard;
+ALTER SYSTEM SET memprobe.sample_interval = 0;
+SELECT pg_reload_conf();
+SELECT pg_sleep(0.2);
+SHOW memprobe.sample_interval;
+SELECT sampled_at IS NULL AS no_sample, available_bytes IS NULL AS no_available,
+       largest_pid IS NULL AS no_largest, cancels_backend_memory_limit IS NOT NULL AS counters
+  FROM memprobe_guard;
+ALTER SYSTEM RESET memprobe.sample_interval;
+SELECT pg_reload_conf();
+SELECT pg_sleep(0.2);
+DO $$
+BEGIN
+  FOR i IN 1 .. 50 LOOP
+    EXIT WHEN (SELECT sampled_at > now() - interval '1 second' FROM memprobe_guard);
+    PERFORM pg_sleep(0.1);
+  END LOOP;
+END $$;
+SELECT sampled_at > now() - interval '1 second' AS sampling_again FROM memprobe_guard;
+
 DROP FUNCTION sp_wait_for_me(), sp_hold(int, float8);

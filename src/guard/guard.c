@@ -1002,7 +1002,7 @@ PG_FUNCTION_INFO_V1(memprobe_guard);
  *		(the memory available to the server, the largest process), the
  *		settings now in bytes, and the statements it cancelled per setting
  *		since the server started.  The sample's columns are NULL before the
- *		first sample (or with the sampler off).
+ *		first sample and while sampling is off (memprobe.sample_interval = 0).
  */
 Datum
 memprobe_guard(PG_FUNCTION_ARGS)
@@ -1020,8 +1020,12 @@ memprobe_guard(PG_FUNCTION_ARGS)
 		elog(ERROR, "return type must be a row type");
 
 	memset(nulls, 0, sizeof(nulls));
-	if (!read_sample(&sample))
-		sample.sampled_at = 0;	/* reported as unknown: the counters are still good */
+	/*
+	 * With sampling turned off the last sample is not current: its columns
+	 * are NULL, as before the first one (the counters are still good).
+	 */
+	if (!sampler_sampling() || !read_sample(&sample))
+		sample.sampled_at = 0;
 
 	if (sample.sampled_at != 0)
 		values[i++] = TimestampTzGetDatum(sample.sampled_at);

@@ -697,6 +697,12 @@ memprobe_sampler_main(Datum main_arg)
  * ------------------------------------------------------------------------
  */
 
+bool
+sampler_sampling(void)
+{
+	return sample_interval > 0;
+}
+
 int64
 sampler_statement_peak(TimestampTz stmt_start)
 {

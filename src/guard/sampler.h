@@ -20,6 +20,9 @@ extern Size sampler_shmem_size(void);
 /* an SQL function's check: errors out unless memprobe is preloaded */
 extern void sampler_require_preloaded(void);
 
+/* Is sampling on (memprobe.sample_interval > 0, as this process reads it)? */
+extern bool sampler_sampling(void);
+
 /*
  * The most private memory the sampler saw this process (and, for a parallel
  * leader, its workers at the same sample) hold during the statement that
