@@ -5,6 +5,24 @@
 \echo Use "ALTER EXTENSION memprobe UPDATE TO '0.3'" to load this file. \quit
 
 --
+-- A server that still runs 0.2's library (0.3 installed since it started, not restarted) cannot
+-- run 0.3's functions: say so here, where core would fail below with "could not find function
+-- ... in file".  0.3's library defines memprobe.sample_interval; 0.2's reserves the prefix and
+-- does not, so the setting reads as missing exactly when the old library is the one loaded.
+-- memprobe_contexts (there since 0.1) loads the library first where this session has not.
+--
+DO $$
+BEGIN
+  PERFORM 1 FROM memprobe_contexts LIMIT 1;
+  IF current_setting('memprobe.sample_interval', true) IS NULL THEN
+    RAISE EXCEPTION 'the memprobe library loaded in this session is older than 0.3'
+      USING ERRCODE = 'object_not_in_prerequisite_state',
+            DETAIL = 'memprobe 0.3 is installed, but this server still runs the library it loaded at its start (shared_preload_libraries), or this session loaded the older one before the installation.',
+            HINT = 'Restart the server (or, where memprobe is not preloaded, reconnect), then run ALTER EXTENSION memprobe UPDATE again.';
+  END IF;
+END $$;
+
+--
 -- memprobe_statements_reset() returns the time of the reset (as pg_stat_statements_reset does
 -- from PostgreSQL 17); a function's result type cannot be changed in place.
 --

@@ -45,3 +45,10 @@ SELECT * FROM memprobe_guard();
 SELECT * FROM memprobe_backends;
 SELECT * FROM memprobe_backend_contexts(pg_backend_pid());
 DROP EXTENSION memprobe;
+-- ALTER EXTENSION ... UPDATE from 0.2 in a session that has not loaded the library yet: the
+-- update script loads it (0.3's, from disk) before it checks the running library's version
+CREATE EXTENSION memprobe VERSION '0.2';
+\c
+ALTER EXTENSION memprobe UPDATE;
+SELECT extversion FROM pg_extension WHERE extname = 'memprobe';
+DROP EXTENSION memprobe;
