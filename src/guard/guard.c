@@ -926,13 +926,15 @@ guard_translate_cancel(MemoryContext cxt)
 				errcode(ERRCODE_OUT_OF_MEMORY),
 				errmsg("canceling statement because backend memory %s exceeded memprobe.backend_memory_limit (%s)",
 					   size_text(copy.figure), size_text(copy.limit)),
-				errdetail("memprobe's memory guard cancelled the statement; the session can go on."));
+				errdetail("memprobe's memory guard cancelled the statement; the session can go on."),
+				errhint("Lower the statement's memory (work_mem, hash_mem_multiplier, or fewer rows at a time), or raise memprobe.backend_memory_limit."));
 	ereport(ERROR,
 			errcode(ERRCODE_OUT_OF_MEMORY),
 			errmsg("canceling statement because the server's available memory %s fell below memprobe.min_available_memory (%s)",
 				   size_text(copy.figure), size_text(copy.limit)),
 			errdetail("This process held the most memory, %s; memprobe's memory guard cancelled its statement so that the server would not run out.",
-					  size_text(copy.held)));
+					  size_text(copy.held)),
+			errhint("Run it again when more memory is free, lower its memory (work_mem, hash_mem_multiplier), or give the server more memory."));
 }
 
 /*
