@@ -64,6 +64,13 @@ SELECT has_table_privilege('public', 'memprobe_history', 'SELECT') AS public_his
        has_table_privilege('pg_read_all_stats', 'memprobe_history', 'SELECT') AS stats_history,
        has_table_privilege('public', 'memprobe_backends', 'SELECT') AS public_backends;
 
+-- Every process's type as pg_stat_activity names it, background workers' own types included
+-- (the logical replication launcher, not "background worker")
+SELECT count(*) AS types_differing
+  FROM memprobe_samples() s JOIN pg_stat_activity a USING (pid)
+ WHERE s.backend_type IS DISTINCT FROM a.backend_type;
+SELECT backend_type FROM memprobe_samples() WHERE backend_type = 'logical replication launcher';
+
 -- Sampling turned off (memprobe.sample_interval = 0, a reload): memprobe_guard shows no current
 -- sample (its sample columns NULL, as before the first), and its settings and counters still;
 -- turned on again, samples come back.

@@ -608,7 +608,7 @@ warn_uncancellable_once(const GuardCandidate *c, int64 limit)
 	gs->warned = true;
 	ereport(LOG,
 			errmsg("memprobe: process %d (%s) holds %s, more than memprobe.backend_memory_limit (%s), but has no running statement the guard may cancel",
-				   c->pid, GetBackendTypeDesc((BackendType) c->backend_type),
+				   c->pid, sampler_backend_type_name(c->backend_type, c->bgw_type),
 				   size_text(c->private_bytes), size_text(limit)),
 			errhint("%s", uncancellable_hint(c)));
 }
@@ -701,7 +701,7 @@ guard_min_available(GuardCandidate *candidates, int n, int64 avail, int64 min_av
 			ereport(LOG,
 					errmsg("memprobe: the server's available memory %s is below memprobe.min_available_memory (%s), but the process holding the most, %d (%s), holds only %s; the guard cancels nothing",
 						   size_text(avail), size_text(min_avail), holder->pid,
-						   GetBackendTypeDesc((BackendType) holder->backend_type),
+						   sampler_backend_type_name(holder->backend_type, holder->bgw_type),
 						   size_text(holder->group_bytes)),
 					errdetail("The guard cancels a statement only if it holds at least a quarter of memprobe.min_available_memory: the memory is held elsewhere (shared memory, the page cache, other programs, many small processes)."));
 		}
@@ -715,7 +715,7 @@ guard_min_available(GuardCandidate *candidates, int n, int64 avail, int64 min_av
 			ereport(LOG,
 					errmsg("memprobe: the server's available memory %s is below memprobe.min_available_memory (%s), but the process holding the most, %d (%s, %s), has no statement the guard may cancel; the guard cancels nothing else",
 						   size_text(avail), size_text(min_avail), holder->pid,
-						   GetBackendTypeDesc((BackendType) holder->backend_type),
+						   sampler_backend_type_name(holder->backend_type, holder->bgw_type),
 						   size_text(holder->group_bytes)),
 					errhint("%s", uncancellable_hint(holder)));
 		}

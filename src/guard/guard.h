@@ -23,6 +23,7 @@ typedef struct GuardCandidate
 	int			procno;			/* PGPROC number */
 	int			leader_pid;		/* parallel leader, or 0 */
 	int			backend_type;	/* BackendType */
+	int			bgw_type;		/* a background worker's type, for its name (sampler.h) */
 	Oid			userid;			/* its role; InvalidOid for auxiliary processes */
 	int			state;			/* BackendState */
 	bool		in_transaction;	/* idle in a transaction */

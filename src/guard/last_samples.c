@@ -143,7 +143,10 @@ last_samples_save(LastSample *largest, int n)
 		for (char *c = s->query; *c; c++)
 			if (*c == '\t' || *c == '\n' || *c == '\r')
 				*c = ' ';
-		fprintf(f, INT64_FORMAT "\t%d\t%d\t" UINT64_FORMAT "\t" INT64_FORMAT "\t%s\n",
+		for (char *c = s->backend_type; *c; c++)
+			if (*c == '\t' || *c == '\n' || *c == '\r')
+				*c = ' ';
+		fprintf(f, INT64_FORMAT "\t%d\t%s\t" UINT64_FORMAT "\t" INT64_FORMAT "\t%s\n",
 				(int64) s->sampled_at, s->pid, s->backend_type, s->queryid,
 				s->private_bytes, s->query);
 	}
@@ -182,7 +185,12 @@ parse_line(char *line, LastSample *s)
 	memset(s, 0, sizeof(*s));
 	s->sampled_at = (TimestampTz) strtoi64(fields[0], NULL, 10);
 	s->pid = atoi(fields[1]);
-	s->backend_type = atoi(fields[2]);
+	/* a file of 0.3 before this: the type's number */
+	if (strspn(fields[2], "0123456789") == strlen(fields[2]) && fields[2][0] != '\0')
+		strlcpy(s->backend_type, GetBackendTypeDesc((BackendType) atoi(fields[2])),
+				sizeof(s->backend_type));
+	else
+		strlcpy(s->backend_type, fields[2], sizeof(s->backend_type));
 	s->queryid = strtou64(fields[3], NULL, 10);
 	s->private_bytes = strtoi64(fields[4], NULL, 10);
 	strlcpy(s->query, fields[5], sizeof(s->query));
@@ -227,7 +235,7 @@ last_samples_recover(void)
 	largest = &before[0];
 	ereport(LOG,
 			errmsg("memprobe: at the last samples before the server restarted, the process that held the most was %d (%s), holding %lld MB of private memory at %s, running query id %lld: %s",
-				   largest->pid, GetBackendTypeDesc((BackendType) largest->backend_type),
+				   largest->pid, largest->backend_type,
 				   (long long) (largest->private_bytes >> 20),
 				   timestamptz_to_str(largest->sampled_at), (long long) largest->queryid,
 				   largest->query),
@@ -277,7 +285,7 @@ memprobe_before_restart(PG_FUNCTION_ARGS)
 
 		values[0] = TimestampTzGetDatum(s->sampled_at);
 		values[1] = Int32GetDatum(s->pid);
-		values[2] = CStringGetTextDatum(GetBackendTypeDesc((BackendType) s->backend_type));
+		values[2] = CStringGetTextDatum(s->backend_type);
 		if (s->queryid != 0)
 			values[3] = Int64GetDatum((int64) s->queryid);
 		else

@@ -16,12 +16,13 @@
 
 #define LAST_SAMPLES			5	/* the largest processes kept */
 #define LAST_SAMPLE_QUERY_BYTES	256 /* the first bytes of each one's query */
+#define LAST_SAMPLE_TYPE_BYTES	64	/* its type's name, as pg_stat_activity's */
 
 typedef struct LastSample
 {
 	TimestampTz sampled_at;
 	int			pid;
-	int			backend_type;	/* BackendType */
+	char		backend_type[LAST_SAMPLE_TYPE_BYTES];
 	uint64		queryid;
 	int64		private_bytes;
 	char		query[LAST_SAMPLE_QUERY_BYTES];

@@ -88,6 +88,7 @@ typedef struct ProcSample
 	int			pid;
 	int			leader_pid;		/* parallel leader, or 0 */
 	int			backend_type;	/* BackendType */
+	int			bgw_type;		/* a background worker's type: bgw_types[bgw_type - 1], or 0 */
 	Oid			userid;
 	int			state;			/* BackendState */
 	uint64		queryid;		/* the statement running, or 0 */
@@ -119,9 +120,18 @@ typedef struct HistoryEntry
 	TimestampTz sampled_at;
 	int			pid;
 	int			backend_type;
+	int			bgw_type;		/* as ProcSample's */
 	uint64		queryid;
 	int64		private_bytes;
 } HistoryEntry;
+
+/*
+ * The types of the background workers seen (bgw_type: "logical replication
+ * launcher", "parallel worker", an extension's), named as pg_stat_activity
+ * names them.  Written by the sampler only, each name once and never
+ * changed: a name is complete before the count that covers it is raised.
+ */
+#define MAX_BGW_TYPES 32
 
 typedef struct SamplerShared
 {
@@ -130,6 +140,8 @@ typedef struct SamplerShared
 	int			nslots;			/* rows a set holds; peak slots */
 	int			history_size;
 	Size		set_size;
+	pg_atomic_uint32 nbgw_types;
+	char		bgw_types[MAX_BGW_TYPES][BGW_MAXLEN];
 	char		data[FLEXIBLE_ARRAY_MEMBER];	/* two sets, the peak slots, the history */
 } SamplerShared;
 
@@ -204,6 +216,7 @@ sampler_shmem_startup(void)
 		memset(shared, 0, sampler_shmem_size());
 		pg_atomic_init_u64(&shared->generation, 0);
 		pg_atomic_init_u64(&shared->history_next, 0);
+		pg_atomic_init_u32(&shared->nbgw_types, 0);
 		shared->nslots = compat_proc_slot_count();
 		shared->history_size = history_size;
 		shared->set_size = set_size(shared->nslots);
@@ -232,6 +245,8 @@ typedef struct ProcState
 	int			leader_pid;		/* its parallel leader, or 0 */
 	bool		leads;			/* has led a parallel query (its own lock group leader) */
 	QueryDsmCache dsm;			/* what query_dsm.c found of its statement's shared memory */
+	int			bgw_type;		/* a background worker's, once looked up */
+	bool		bgw_type_known;
 	uint64		seen;			/* the last cycle that saw it */
 } ProcState;
 
@@ -298,6 +313,7 @@ note_procs(void)
 			ps->stmt_queryid = 0;
 			ps->stmt_peak = 0;
 			memset(&ps->dsm, 0, sizeof(ps->dsm));
+			ps->bgw_type_known = false;
 		}
 		ps->procno = (int) i;
 		ps->leader_pid = (leader != NULL && leader->pid != pid) ? leader->pid : 0;
@@ -327,6 +343,7 @@ append_history(const ProcSample *row, TimestampTz now)
 	e->sampled_at = now;
 	e->pid = row->pid;
 	e->backend_type = row->backend_type;
+	e->bgw_type = row->bgw_type;
 	e->queryid = row->queryid;
 	e->private_bytes = row->private_bytes;
 	pg_write_barrier();
@@ -335,6 +352,52 @@ append_history(const ProcSample *row, TimestampTz now)
 
 static void guard_sample(SampleSet *set);
 static void save_largest(SampleSet *set);
+
+/* The number of name in bgw_types (added if new and there is room), or 0. */
+static int
+bgw_type_number(const char *name)
+{
+	uint32		n = pg_atomic_read_u32(&shared->nbgw_types);
+
+	for (uint32 i = 0; i < n; i++)
+		if (strcmp(shared->bgw_types[i], name) == 0)
+			return (int) i + 1;
+	if (n == MAX_BGW_TYPES)
+		return 0;
+	strlcpy(shared->bgw_types[n], name, BGW_MAXLEN);
+	pg_write_barrier();
+	pg_atomic_write_u32(&shared->nbgw_types, n + 1);
+	return (int) n + 1;
+}
+
+/*
+ * A background worker's type (its number in bgw_types), looked up once per
+ * process: core's list of registered workers, under its lock.
+ */
+static int
+bgw_type_of(ProcState *ps, int pid)
+{
+	if (!ps->bgw_type_known)
+	{
+		const char *name = GetBackgroundWorkerTypeByPid(pid);
+
+		ps->bgw_type = name != NULL ? bgw_type_number(name) : 0;
+		ps->bgw_type_known = true;
+	}
+	return ps->bgw_type;
+}
+
+const char *
+sampler_backend_type_name(int backend_type, int bgw_type)
+{
+	if (bgw_type > 0 && shared != NULL &&
+		(uint32) bgw_type <= pg_atomic_read_u32(&shared->nbgw_types))
+	{
+		pg_read_barrier();
+		return shared->bgw_types[bgw_type - 1];
+	}
+	return GetBackendTypeDesc((BackendType) backend_type);
+}
 
 /*
  * sample_once
@@ -381,6 +444,7 @@ sample_once(void)
 			ps->stmt_queryid = 0;
 			ps->stmt_peak = 0;
 			memset(&ps->dsm, 0, sizeof(ps->dsm));
+			ps->bgw_type_known = false;
 		}
 		ps->max_private = Max(ps->max_private, bytes);
 		ps->group_bytes = bytes;
@@ -391,6 +455,7 @@ sample_once(void)
 		row->pid = be->st_procpid;
 		row->leader_pid = ps->leader_pid;
 		row->backend_type = (int) be->st_backendType;
+		row->bgw_type = be->st_backendType == B_BG_WORKER ? bgw_type_of(ps, be->st_procpid) : 0;
 		row->userid = be->st_userid;
 		row->state = (int) be->st_state;
 		row->queryid = (uint64) be->st_query_id;
@@ -479,6 +544,7 @@ guard_sample(SampleSet *set)
 		c->procno = ps->procno;
 		c->leader_pid = row->leader_pid;
 		c->backend_type = row->backend_type;
+		c->bgw_type = row->bgw_type;
 		c->userid = row->userid;
 		c->state = row->state;
 		c->in_transaction = row->state == STATE_IDLEINTRANSACTION ||
@@ -548,7 +614,8 @@ save_largest(SampleSet *set)
 			continue;			/* dead (a zombie), or too small to be kept */
 		s.sampled_at = set->sampled_at;
 		s.pid = row->pid;
-		s.backend_type = row->backend_type;
+		strlcpy(s.backend_type, sampler_backend_type_name(row->backend_type, row->bgw_type),
+				sizeof(s.backend_type));
 		s.queryid = row->queryid;
 		s.private_bytes = row->private_bytes;
 		strlcpy(s.query, activities[i] ? activities[i] : "", sizeof(s.query));
@@ -793,7 +860,7 @@ memprobe_samples(PG_FUNCTION_ARGS)
 			values[i++] = Int32GetDatum(row->leader_pid);
 		else
 			nulls[i++] = true;
-		values[i++] = CStringGetTextDatum(GetBackendTypeDesc((BackendType) row->backend_type));
+		values[i++] = CStringGetTextDatum(sampler_backend_type_name(row->backend_type, row->bgw_type));
 		if (!memprobe_may_see(row->userid))
 		{
 			nulls[i++] = true;	/* private_bytes */
@@ -870,7 +937,7 @@ memprobe_history(PG_FUNCTION_ARGS)
 
 		values[0] = TimestampTzGetDatum(e->sampled_at);
 		values[1] = Int32GetDatum(e->pid);
-		values[2] = CStringGetTextDatum(GetBackendTypeDesc((BackendType) e->backend_type));
+		values[2] = CStringGetTextDatum(sampler_backend_type_name(e->backend_type, e->bgw_type));
 		if (e->queryid != 0)
 			values[3] = Int64GetDatum((int64) e->queryid);
 		else

@@ -20,6 +20,13 @@ extern Size sampler_shmem_size(void);
 /* an SQL function's check: errors out unless memprobe is preloaded */
 extern void sampler_require_preloaded(void);
 
+/*
+ * A sampled process's type as pg_stat_activity names it: a background
+ * worker's own type (bgw_type from a sample), else core's name for
+ * backend_type.
+ */
+extern const char *sampler_backend_type_name(int backend_type, int bgw_type);
+
 /* Is sampling on (memprobe.sample_interval > 0, as this process reads it)? */
 extern bool sampler_sampling(void);
 
