@@ -218,6 +218,46 @@ SELECT explain_matches('SELECT * FROM ss_t', 'TEXT', '^\s+Look-ahead: (prefetch|
        explain_matches('SELECT * FROM ss_t', 'XML', '<Pages>19</Pages>') AS xml_pages,
        explain_matches('SELECT * FROM ss_t', 'YAML', '\n\s+Pages: 19\n') AS yaml_pages;
 
+-- A scan that stops early: Pages counts what it consumed (1 page for a LIMIT 1, 19 for the
+-- whole table), and hit + read - unused adds up to it (17 and 18's read_stream pins blocks
+-- ahead, counted in hit or read and shown apart as unused; on 15 unused is 0).
+CREATE FUNCTION pages_figures(q text, OUT pages int8, OUT adds_up bool) LANGUAGE plpgsql AS $$
+DECLARE
+  plan jsonb;
+  node jsonb;
+BEGIN
+  EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q INTO plan;
+  SELECT v INTO node FROM jsonb_path_query(plan, 'strict $.** ? (exists (@."Pages Hit"))') v LIMIT 1;
+  pages := (node->>'Pages')::int8;
+  adds_up := (node->>'Pages Hit')::int8 + (node->>'Pages Read')::int8
+             - (node->>'Pages Read Ahead Unused')::int8 = pages;
+END $$;
+-- and hit + read are the buffers core's own Seq Scan pins for the same query (its Buffers line),
+-- read-ahead included
+CREATE FUNCTION core_buffers(q text) RETURNS int8 LANGUAGE plpgsql AS $$
+DECLARE
+  plan jsonb;
+BEGIN
+  PERFORM set_config('memprobe.enable_streamscan', 'off', true);
+  EXECUTE 'EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q INTO plan;
+  PERFORM set_config('memprobe.enable_streamscan', 'on', true);
+  RETURN (SELECT (v->>'Shared Hit Blocks')::int8 + (v->>'Shared Read Blocks')::int8
+            FROM jsonb_path_query(plan, 'strict $.** ? (@."Node Type" == "Seq Scan")') v LIMIT 1);
+END $$;
+CREATE FUNCTION memprobe_buffers(q text) RETURNS int8 LANGUAGE plpgsql AS $$
+DECLARE
+  plan jsonb;
+BEGIN
+  EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q INTO plan;
+  RETURN (SELECT (v->>'Pages Hit')::int8 + (v->>'Pages Read')::int8
+            FROM jsonb_path_query(plan, 'strict $.** ? (exists (@."Pages Hit"))') v LIMIT 1);
+END $$;
+SELECT q, p.pages, p.adds_up, memprobe_buffers(q) = core_buffers(q) AS buffers_as_core
+  FROM (VALUES ('SELECT * FROM ss_t LIMIT 1'), ('SELECT * FROM ss_t'),
+               ('SELECT 1 WHERE EXISTS (SELECT FROM ss_t)')) v(q),
+       LATERAL pages_figures(q) p;
+DROP FUNCTION pages_figures(text), core_buffers(text), memprobe_buffers(text);
+
 --
 -- memprobe.streamscan_distance: 0 (no look-ahead) and 1 give the same rows
 --

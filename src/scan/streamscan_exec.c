@@ -1091,6 +1091,7 @@ streamscan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	int			nworkers = parallel_aware ? 0 : workers_that_ran(&node->ss.ps);
 	int			npage_quals;
 	const char *kind;
+	int64		unused;
 
 	if (!es->analyze || (!s->begun && nworkers == 0))
 		return;
@@ -1119,6 +1120,14 @@ streamscan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		return;
 	}
 
+	/*
+	 * hit and read count every buffer the stream pinned; core's read_stream
+	 * (17+) pins blocks ahead of the scan, so a scan that stopped early (a
+	 * LIMIT, an EXISTS) pinned some it never reached: shown apart, so that
+	 * hit + read - unused = the pages the scan consumed.
+	 */
+	unused = Max(0, st->hits + st->reads - st->pages);
+
 	switch (block_stream_kind(s->stream))
 	{
 		case BLOCK_STREAM_PREFETCH:
@@ -1143,6 +1152,8 @@ streamscan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		compat_explain_indent(es);
 		appendStringInfo(es->str, "Pages: " INT64_FORMAT "  hit=" INT64_FORMAT "  read=" INT64_FORMAT,
 						 st->pages, st->hits, st->reads);
+		if (unused > 0)
+			appendStringInfo(es->str, "  read ahead unused=" INT64_FORMAT, unused);
 		if (s->par != NULL)
 		{
 			/* how the shared scan's pages were shared out */
@@ -1178,6 +1189,7 @@ streamscan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyInteger("Pages", NULL, st->pages, es);
 		ExplainPropertyInteger("Pages Hit", NULL, st->hits, es);
 		ExplainPropertyInteger("Pages Read", NULL, st->reads, es);
+		ExplainPropertyInteger("Pages Read Ahead Unused", NULL, unused, es);
 		if (s->par != NULL)
 		{
 			ExplainPropertyInteger("Pages By Leader", NULL, s->stats.pages, es);
