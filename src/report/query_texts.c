@@ -76,6 +76,14 @@ static HTAB *pending = NULL;
 static HTAB *known = NULL;
 static uint32 known_generation = 0;
 
+/*
+ * The last entry found known: a statement is looked up at its parse
+ * analysis and at its executor start, and a session often runs the same
+ * statement again; this spares the hash lookups then.
+ */
+static KnownKey last_known;
+static bool last_known_valid = false;
+
 static int
 comp_location(const void *a, const void *b)
 {
@@ -134,10 +142,12 @@ known_key(Oid userid, uint64 queryid, bool toplevel)
 void
 query_texts_check_generation(uint32 generation)
 {
-	if (generation != known_generation && known != NULL)
+	if (generation != known_generation)
 	{
-		hash_destroy(known);
+		if (known != NULL)
+			hash_destroy(known);
 		known = NULL;
+		last_known_valid = false;
 	}
 	known_generation = generation;
 }
@@ -145,9 +155,19 @@ query_texts_check_generation(uint32 generation)
 bool
 query_texts_known(Oid userid, uint64 queryid, bool toplevel)
 {
-	KnownKey	key = known_key(userid, queryid, toplevel);
+	KnownKey	key;
 
-	return known != NULL && hash_search(known, &key, HASH_FIND, NULL) != NULL;
+	if (last_known_valid && last_known.queryid == queryid && last_known.userid == userid &&
+		last_known.toplevel == toplevel)
+		return true;
+	if (known == NULL)
+		return false;
+	key = known_key(userid, queryid, toplevel);
+	if (hash_search(known, &key, HASH_FIND, NULL) == NULL)
+		return false;
+	last_known = key;
+	last_known_valid = true;
+	return true;
 }
 
 void
@@ -155,10 +175,14 @@ query_texts_remember(Oid userid, uint64 queryid, bool toplevel)
 {
 	KnownKey	key = known_key(userid, queryid, toplevel);
 
+	if (last_known_valid && memcmp(&last_known, &key, sizeof(key)) == 0)
+		return;
 	make_tables();
 	(void) hash_search(known, &key, HASH_ENTER, NULL);
 	if (pending != NULL)
 		(void) hash_search(pending, &queryid, HASH_REMOVE, NULL);
+	last_known = key;
+	last_known_valid = true;
 }
 
 void
