@@ -51,6 +51,22 @@ SELECT count(*) AS memprobe_only
 SELECT a FROM co_t WHERE a = -5 AND b <> 'secret';
 SELECT a FROM co_t WHERE a = -6 AND b <> 'other';
 SELECT count(*) FROM co_t WHERE a IN (1, 2, 3, 4);
+-- a statement prepared under settings its execution does not share: its text is made when it
+-- is parsed, with the settings it was parsed with (standard_conforming_strings here)
+SET standard_conforming_strings = on;
+PREPARE co_scs AS SELECT 'a\' AS s1, 3::smallint AS s2 FROM co_t WHERE a = 1;
+SET standard_conforming_strings = off;
+EXECUTE co_scs;
+RESET standard_conforming_strings;
+DEALLOCATE co_scs;
+-- two statements of one query id prepared before either runs: each keeps its own text's
+-- constants, and the entry has the first one run, normalised
+PREPARE co_pa AS SELECT a FROM co_t WHERE a = 100 AND b <> 'secret_a';
+PREPARE co_pb AS SELECT a FROM co_t WHERE a = 200 AND b <> 'secret_b';
+EXECUTE co_pb;
+EXECUTE co_pa;
+DEALLOCATE co_pa;
+DEALLOCATE co_pb;
 SELECT m.query, m.calls, m.query = s.query AS same_text
   FROM pg_stat_statements s JOIN memprobe_statements m USING (userid, dbid, queryid, toplevel)
  WHERE s.query ~ '(co_t|co_inner)' AND s.query !~ ' IN \(' ORDER BY m.query;
@@ -59,7 +75,7 @@ SELECT m.query = s.query AS in_list_same_text, m.query ~ 'IN \(\$1' AS normalise
   FROM pg_stat_statements s JOIN memprobe_statements m USING (userid, dbid, queryid, toplevel)
  WHERE s.query ~ 'co_t WHERE a IN';
 SELECT count(*) AS texts_with_literals FROM memprobe_statements
- WHERE query ~ '(secret|other|19999|= -?[0-9])';
+ WHERE query ~ '(secret|other|19999|= -?[0-9]|''a)';
 -- the sort's memory, beside pg_stat_statements' figures for it
 SELECT m.node_peak_type, m.max_exec_mem_bytes > 1024 * 1024 AS big, s.rows
   FROM pg_stat_statements s JOIN memprobe_statements m USING (userid, dbid, queryid, toplevel)

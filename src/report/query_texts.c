@@ -8,28 +8,38 @@
  * Core's query jumble records where each constant of a statement is, but
  * only during parse analysis (post_parse_analyze_hook's JumbleState), while
  * memprobe_statements makes an entry when an execution ends.  So, as
- * pg_stat_statements does at parse analysis, this backend keeps the
- * constants' locations of a statement it has just analysed, and when an
- * execution of it starts while its entry may not exist yet, the normalised
- * text is made from them (generate_normalized_query and
- * fill_in_constant_lengths of contrib/pg_stat_statements, 15.18 and 18.6:
- * the core scanner gives each constant's length; 18's squashed lists of
- * constants and external parameters as 18 shows them).  The text is made
- * at executor start, not at the entry's creation, because a failed
+ * pg_stat_statements does at parse analysis, this backend makes the
+ * normalised text of a statement it has just analysed (the code of
+ * generate_normalized_query and fill_in_constant_lengths of
+ * contrib/pg_stat_statements, 15.18 and 18.6, in one pass: the core scanner
+ * gives each constant's length; 18's squashed lists of constants and
+ * external parameters as 18 shows them), and keeps it in a table of this
+ * backend, keyed by the query id and the statement's own text (its length
+ * and hash), until an execution of it makes or finds its entry.  It is made
+ * at parse analysis because the scanner must read the text with the
+ * settings it was parsed with (standard_conforming_strings,
+ * backslash_quote), and the execution only looks it up (a failed
  * execution's entry is made while the transaction aborts, when nothing
- * should be allocated or scanned.
+ * should be scanned).
  *
- * What it costs: a statement whose entry this backend knows to exist (it
- * stored an execution of it, and no entry was removed since: a shared
- * generation number counts resets and evictions) costs one local hash
- * lookup at parse analysis.  Otherwise its constants' locations are copied
- * (a few bytes each) and, at its executor start, the statement is scanned
- * once more.  Both local tables are bounded (they are emptied when full).
+ * The table keeps texts after they are stored, so that an entry evicted or
+ * reset and made again by a cached plan (run again without being analysed)
+ * still gets its normalised text; it is bounded (MAX_TEXTS entries,
+ * MAX_TEXT_BYTES bytes) and emptied when full.  Utility statements are left
+ * out (memprobe measures executors; the statements a utility runs, as
+ * EXPLAIN ANALYZE's or CREATE TABLE AS's, come through here on their own).
  *
- * When the locations are not known (a cached plan run after a reset without
- * being analysed again, as pg_stat_statements has the same gap), or the
- * statement's text at execution is not the one analysed (checked by length
- * and hash), the text is kept as it is.
+ * What it costs: a statement whose entry this backend knows to exist (an
+ * execution of it was stored, and no entry was removed since: a shared
+ * generation number counts resets and evictions) costs an atomic read and
+ * a comparison with the last entry found known, or one local hash lookup,
+ * at parse analysis and at executor start.  Otherwise it is scanned once at
+ * parse analysis (up to the text's memprobe.query_text_bytes) and its text
+ * hashed again at its executor start.
+ *
+ * When the text is not known (as in pg_stat_statements: a cached plan run
+ * after a reset without being analysed again, and not in this backend's
+ * table any more), the text is kept as it is.
  *
  * Copyright (c) 2026, The memprobe Developers
  *
@@ -47,22 +57,25 @@
 #include "report/query_texts.h"
 #include "shared/compat.h"
 
-/* The most statements' constants kept, and entries known, before emptying. */
-#define MAX_PENDING		256
+/* The most normalised texts kept (and their bytes), and entries known, before emptying. */
+#define MAX_TEXTS		1024
+#define MAX_TEXT_BYTES	(4 * 1024 * 1024)
 #define MAX_KNOWN		4096
 
-/* Where the constants of a statement analysed by this backend are. */
-typedef struct PendingConstants
+/* A statement's identity: its query id and its own text (length and hash). */
+typedef struct TextKey
 {
-	uint64		queryid;		/* hash key */
-	int			stmt_location;	/* the statement's start in the analysed source */
-	int			stmt_len;		/* and its length (CleanQuerytext) */
-	uint32		stmt_hash;		/* hash_bytes of its text */
-	int			nlocs;
-	int			highest_extern_param_id;
-	bool		has_squashed_lists;
-	LocationLen *locs;			/* sorted by location, in pending_cxt */
-} PendingConstants;
+	uint64		queryid;
+	int			stmt_len;
+	uint32		stmt_hash;
+} TextKey;
+
+typedef struct NormalizedText
+{
+	TextKey		key;			/* hash key */
+	int			len;
+	char	   *text;			/* in texts_cxt, at most memprobe.query_text_bytes */
+} NormalizedText;
 
 typedef struct KnownKey
 {
@@ -71,8 +84,9 @@ typedef struct KnownKey
 	bool		toplevel;
 } KnownKey;
 
-static MemoryContext pending_cxt = NULL;
-static HTAB *pending = NULL;
+static MemoryContext texts_cxt = NULL;
+static HTAB *texts = NULL;
+static Size texts_bytes = 0;
 static HTAB *known = NULL;
 static uint32 known_generation = 0;
 
@@ -93,36 +107,30 @@ comp_location(const void *a, const void *b)
 	return l < r ? -1 : (l > r ? 1 : 0);
 }
 
-/* The local tables, made at first use and emptied when full. */
+/* The texts table, made at first use and emptied when full. */
 static void
-make_tables(void)
+make_texts(void)
 {
 	HASHCTL		info;
 
-	if (pending_cxt == NULL)
-		pending_cxt = AllocSetContextCreate(TopMemoryContext, "memprobe query texts",
-											ALLOCSET_SMALL_SIZES);
-	if (pending == NULL || hash_get_num_entries(pending) >= MAX_PENDING)
+	if (texts_cxt == NULL)
+		texts_cxt = AllocSetContextCreate(TopMemoryContext, "memprobe query texts",
+										  ALLOCSET_DEFAULT_SIZES);
+	if (texts != NULL &&
+		(hash_get_num_entries(texts) >= MAX_TEXTS || texts_bytes >= MAX_TEXT_BYTES))
 	{
-		if (pending != NULL)
-			hash_destroy(pending);
-		MemoryContextReset(pending_cxt);
-		memset(&info, 0, sizeof(info));
-		info.keysize = sizeof(uint64);
-		info.entrysize = sizeof(PendingConstants);
-		info.hcxt = TopMemoryContext;
-		pending = hash_create("memprobe pending constants", 64, &info,
-							  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+		hash_destroy(texts);
+		texts = NULL;
+		MemoryContextReset(texts_cxt);
+		texts_bytes = 0;
 	}
-	if (known == NULL || hash_get_num_entries(known) >= MAX_KNOWN)
+	if (texts == NULL)
 	{
-		if (known != NULL)
-			hash_destroy(known);
 		memset(&info, 0, sizeof(info));
-		info.keysize = sizeof(KnownKey);
-		info.entrysize = sizeof(KnownKey);
+		info.keysize = sizeof(TextKey);
+		info.entrysize = sizeof(NormalizedText);
 		info.hcxt = TopMemoryContext;
-		known = hash_create("memprobe known statements", 256, &info,
+		texts = hash_create("memprobe normalised texts", 64, &info,
 							HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	}
 }
@@ -177,147 +185,178 @@ query_texts_remember(Oid userid, uint64 queryid, bool toplevel)
 
 	if (last_known_valid && memcmp(&last_known, &key, sizeof(key)) == 0)
 		return;
-	make_tables();
+	if (known != NULL && hash_get_num_entries(known) >= MAX_KNOWN)
+	{
+		hash_destroy(known);
+		known = NULL;
+	}
+	if (known == NULL)
+	{
+		HASHCTL		info;
+
+		memset(&info, 0, sizeof(info));
+		info.keysize = sizeof(KnownKey);
+		info.entrysize = sizeof(KnownKey);
+		info.hcxt = TopMemoryContext;
+		known = hash_create("memprobe known statements", 256, &info,
+							HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
 	(void) hash_search(known, &key, HASH_ENTER, NULL);
-	if (pending != NULL)
-		(void) hash_search(pending, &queryid, HASH_REMOVE, NULL);
 	last_known = key;
 	last_known_valid = true;
 }
 
-void
-query_texts_parsed(ParseState *pstate, Query *query, JumbleState *jstate, bool toplevel)
-{
-	PendingConstants *pc;
-	const char *stmt;
-	int			location = query->stmt_location;
-	int			length = query->stmt_len;
-	bool		found;
-
-	if (jstate == NULL || jstate->clocations_count == 0 || query->queryId == UINT64CONST(0) ||
-		pstate->p_sourcetext == NULL ||
-		query_texts_known(GetUserId(), query->queryId, toplevel))
-		return;
-
-	make_tables();
-	stmt = CleanQuerytext(pstate->p_sourcetext, &location, &length);
-	pc = hash_search(pending, &query->queryId, HASH_ENTER, &found);
-	if (found)
-		pfree(pc->locs);
-	pc->stmt_location = location;
-	pc->stmt_len = length;
-	pc->stmt_hash = hash_bytes((const unsigned char *) stmt, length);
-	pc->nlocs = jstate->clocations_count;
-	pc->highest_extern_param_id = jstate->highest_extern_param_id;
-	pc->has_squashed_lists = COMPAT_JUMBLE_HAS_SQUASHED(jstate);
-	pc->locs = MemoryContextAlloc(pending_cxt, pc->nlocs * sizeof(LocationLen));
-	memcpy(pc->locs, jstate->clocations, pc->nlocs * sizeof(LocationLen));
-	if (pc->nlocs > 1)
-		qsort(pc->locs, pc->nlocs, sizeof(LocationLen), comp_location);
-}
-
 /*
- * As pg_stat_statements' fill_in_constant_lengths: the length of each
- * constant (locations relative to stmt, which is NUL-terminated at the end
- * of its source and was parsed as such), by the core scanner; duplicates
- * (and what the scanner does not find) get -1.  A '-' at a constant's
- * location starts a negative number, taken as one constant.
+ * The statement's text normalised, as pg_stat_statements' generate_normalized_query
+ * with fill_in_constant_lengths folded in: stmt (NUL-terminated at the end
+ * of its source, which was just parsed as such) is scanned constant by
+ * constant with the core scanner, each replaced by $n (numbered after the
+ * statement's own parameters); a '-' at a constant's location starts a
+ * negative number, taken as one constant; duplicates are skipped.  locs are
+ * relative to stmt and sorted.  Stops once the text has max_bytes, and
+ * returns it cut to that on a character boundary, in CurrentMemoryContext.
  */
-static void
-fill_in_constant_lengths(LocationLen *locs, int nlocs, int stmt_location, const char *stmt)
+static char *
+normalize(const char *stmt, int stmt_len, LocationLen *locs, int nlocs,
+		  int highest_extern_param_id, bool has_squashed_lists, int max_bytes, int *len)
 {
 	core_yyscan_t yyscanner;
 	core_yy_extra_type yyextra;
 	core_YYSTYPE yylval;
 	YYLTYPE		yylloc;
+	StringInfoData out;
+	int			copied = 0;		/* bytes of stmt copied or replaced so far */
+	int			replaced = 0;
+	int			last_loc = -1;
+	bool		at_end = false;
 
+	initStringInfo(&out);
 	yyscanner = scanner_init(stmt, &yyextra, &ScanKeywords, ScanKeywordTokens);
 	/* no escape string warnings again */
 	yyextra.escape_string_warning = false;
 
-	for (int i = 0; i < nlocs; i++)
+	for (int i = 0; i < nlocs && !at_end && out.len < max_bytes; i++)
 	{
-		int			loc = locs[i].location - stmt_location;
-		int			tok;
+		int			loc = locs[i].location;
+		int			tok_len = -1;
 
-		if (i > 0 && locs[i].location == locs[i - 1].location)
-		{
-			locs[i].length = -1;
-			continue;
-		}
+		if (loc <= last_loc || loc < copied || loc >= stmt_len)
+			continue;			/* a duplicate, or outside the statement */
+		last_loc = loc;
 		if (COMPAT_LOCATION_SQUASHED(&locs[i]))
-			continue;			/* the jumble gave the list's length */
-		locs[i].length = -1;
-		if (loc < 0)
-			continue;
-		for (;;)
+			tok_len = locs[i].length;	/* the jumble gave the list's length */
+		else
 		{
-			tok = core_yylex(&yylval, &yylloc, yyscanner);
-			if (tok == 0)
-				break;
-			if (yylloc >= loc)
+			for (;;)
 			{
-				if (stmt[loc] == '-')
+				int			tok = core_yylex(&yylval, &yylloc, yyscanner);
+
+				if (tok == 0)
 				{
-					tok = core_yylex(&yylval, &yylloc, yyscanner);
-					if (tok == 0)
-						break;
+					at_end = true;
+					break;
 				}
-				/* flex put a zero byte after the token's text in scanbuf */
-				locs[i].length = strlen(yyextra.scanbuf + loc);
-				break;
+				if (yylloc >= loc)
+				{
+					if (stmt[loc] == '-' && core_yylex(&yylval, &yylloc, yyscanner) == 0)
+					{
+						at_end = true;
+						break;
+					}
+					/* flex put a zero byte after the token's text in scanbuf */
+					tok_len = strlen(yyextra.scanbuf + loc);
+					break;
+				}
 			}
 		}
-		if (tok == 0)
-			break;
+		/* 18: a parameter's own text stays unless lists were squashed */
+		if (COMPAT_LOCATION_EXTERN_PARAM(&locs[i]) && !has_squashed_lists)
+			continue;
+		if (tok_len < 0 || loc + tok_len > stmt_len)
+			continue;
+		appendBinaryStringInfo(&out, stmt + copied, loc - copied);
+		appendStringInfo(&out, "$%d%s", replaced + 1 + highest_extern_param_id,
+						 COMPAT_LOCATION_SQUASHED(&locs[i]) ? " /*, ... */" : "");
+		replaced++;
+		copied = loc + tok_len;
 	}
 	scanner_finish(yyscanner);
+	if (out.len < max_bytes)
+		appendBinaryStringInfo(&out, stmt + copied,
+							   Min(stmt_len - copied, max_bytes - out.len + MAX_MULTIBYTE_CHAR_LEN));
+	*len = out.len > max_bytes ? pg_mbcliplen(out.data, out.len, max_bytes) : out.len;
+	out.data[*len] = '\0';
+	return out.data;
+}
+
+void
+query_texts_parsed(ParseState *pstate, Query *query, JumbleState *jstate, bool toplevel,
+				   int max_bytes)
+{
+	TextKey		key;
+	NormalizedText *nt;
+	const char *stmt;
+	int			location = query->stmt_location;
+	int			length = query->stmt_len;
+	LocationLen *locs;
+	char	   *text;
+	int			text_len;
+	bool		found;
+	MemoryContext old;
+
+	if (jstate == NULL || jstate->clocations_count == 0 || query->queryId == UINT64CONST(0) ||
+		query->commandType == CMD_UTILITY || pstate->p_sourcetext == NULL ||
+		query_texts_known(GetUserId(), query->queryId, toplevel))
+		return;
+
+	stmt = CleanQuerytext(pstate->p_sourcetext, &location, &length);
+	memset(&key, 0, sizeof(key));
+	key.queryid = query->queryId;
+	key.stmt_len = length;
+	key.stmt_hash = hash_bytes((const unsigned char *) stmt, length);
+	if (texts != NULL && hash_search(texts, &key, HASH_FIND, NULL) != NULL)
+		return;					/* made at an earlier analysis */
+
+	/* the constants' locations, relative to the statement, sorted */
+	locs = palloc(jstate->clocations_count * sizeof(LocationLen));
+	memcpy(locs, jstate->clocations, jstate->clocations_count * sizeof(LocationLen));
+	for (int i = 0; i < jstate->clocations_count; i++)
+		locs[i].location -= location;
+	if (jstate->clocations_count > 1)
+		qsort(locs, jstate->clocations_count, sizeof(LocationLen), comp_location);
+	text = normalize(stmt, length, locs, jstate->clocations_count,
+					 jstate->highest_extern_param_id, COMPAT_JUMBLE_HAS_SQUASHED(jstate),
+					 max_bytes, &text_len);
+	pfree(locs);
+
+	/* the text first, then the entry that points to it: nothing half made is left */
+	make_texts();
+	old = MemoryContextSwitchTo(texts_cxt);
+	text = pnstrdup(text, text_len);
+	MemoryContextSwitchTo(old);
+	nt = hash_search(texts, &key, HASH_ENTER, &found);
+	nt->len = text_len;
+	nt->text = text;
+	texts_bytes += text_len + 1;
 }
 
 char *
 query_texts_normalized(uint64 queryid, const char *source, int location, int length,
-					   int max_bytes, int *len)
+					   int *len)
 {
-	PendingConstants *pc;
+	TextKey		key;
+	NormalizedText *nt;
 	const char *stmt;
-	LocationLen *locs;
-	StringInfoData out;
-	int			copied = 0;		/* bytes of stmt copied or replaced so far */
-	int			replaced = 0;
 
-	if (pending == NULL || source == NULL || location > (int) strlen(source) ||
-		(pc = hash_search(pending, &queryid, HASH_FIND, NULL)) == NULL)
+	if (texts == NULL || source == NULL || location > (int) strlen(source))
 		return NULL;
 	stmt = CleanQuerytext(source, &location, &length);
-	if (length != pc->stmt_len ||
-		hash_bytes((const unsigned char *) stmt, length) != pc->stmt_hash)
+	memset(&key, 0, sizeof(key));
+	key.queryid = queryid;
+	key.stmt_len = length;
+	key.stmt_hash = hash_bytes((const unsigned char *) stmt, length);
+	if ((nt = hash_search(texts, &key, HASH_FIND, NULL)) == NULL)
 		return NULL;
-
-	locs = palloc(pc->nlocs * sizeof(LocationLen));
-	memcpy(locs, pc->locs, pc->nlocs * sizeof(LocationLen));
-	fill_in_constant_lengths(locs, pc->nlocs, pc->stmt_location, stmt);
-
-	initStringInfo(&out);
-	for (int i = 0; i < pc->nlocs; i++)
-	{
-		int			off = locs[i].location - pc->stmt_location;
-		int			tok_len = locs[i].length;
-
-		/* 18: a parameter's own text stays unless lists were squashed */
-		if (COMPAT_LOCATION_EXTERN_PARAM(&locs[i]) && !pc->has_squashed_lists)
-			continue;
-		if (tok_len < 0 || off < copied || off + tok_len > length)
-			continue;
-		appendBinaryStringInfo(&out, stmt + copied, off - copied);
-		appendStringInfo(&out, "$%d%s", replaced + 1 + pc->highest_extern_param_id,
-						 COMPAT_LOCATION_SQUASHED(&locs[i]) ? " /*, ... */" : "");
-		replaced++;
-		copied = off + tok_len;
-	}
-	appendBinaryStringInfo(&out, stmt + copied, length - copied);
-	pfree(locs);
-
-	*len = out.len > max_bytes ? pg_mbcliplen(out.data, out.len, max_bytes) : out.len;
-	out.data[*len] = '\0';
-	return out.data;
+	*len = nt->len;
+	return pnstrdup(nt->text, nt->len);
 }

@@ -14,26 +14,26 @@
 #include "parser/analyze.h"
 
 /*
- * After parse analysis (post_parse_analyze_hook): keep where the constants
- * of the statement just analysed are, unless this backend knows its entry
- * (userid, queryid, toplevel) has its text already.
+ * After parse analysis (post_parse_analyze_hook): make the normalised text
+ * of the statement just analysed, cut to max_bytes, unless this backend
+ * knows its entry (userid, queryid, toplevel) has its text already.
  */
 extern void query_texts_parsed(ParseState *pstate, Query *query, JumbleState *jstate,
-							   bool toplevel);
+							   bool toplevel, int max_bytes);
 
 /*
  * The normalised text of the statement at location/length of source (as
- * PlannedStmt's stmt_location/stmt_len) with query id queryid, cut to
- * max_bytes, in CurrentMemoryContext; NULL when its constants are not known
- * (then the caller keeps the text as it is, as pg_stat_statements does).
+ * PlannedStmt's stmt_location/stmt_len) with query id queryid, copied into
+ * CurrentMemoryContext; NULL when it is not known (then the caller keeps
+ * the text as it is, as pg_stat_statements does).
  */
 extern char *query_texts_normalized(uint64 queryid, const char *source, int location,
-									int length, int max_bytes, int *len);
+									int length, int *len);
 
 /* Does this backend know the entry of (userid, queryid, toplevel) has its text? */
 extern bool query_texts_known(Oid userid, uint64 queryid, bool toplevel);
 
-/* The entry exists with its text: no need to keep its constants any more. */
+/* The entry of (userid, queryid, toplevel) exists, with its text. */
 extern void query_texts_remember(Oid userid, uint64 queryid, bool toplevel);
 
 /*

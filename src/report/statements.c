@@ -875,14 +875,14 @@ statements_post_parse_analyze(ParseState *pstate, Query *query, JumbleState *jst
 	if (prev_post_parse_analyze)
 		prev_post_parse_analyze(pstate, query, jstate);
 	/*
-	 * Every level, whatever memprobe.track says now: a function's statements
-	 * are analysed once and their plans cached, and the text must be known
-	 * if track becomes all later.
+	 * The statements memprobe.track counts, as pg_stat_statements: a
+	 * function's statement analysed while track = top and run again from
+	 * its cached plan after track = all keeps its text as written in both.
 	 */
-	if (shared == NULL || statements_track == TRACK_NONE || IsParallelWorker())
+	if (shared == NULL || !TRACKED(nesting_level))
 		return;
 	query_texts_check_generation(pg_atomic_read_u32(&shared->generation));
-	query_texts_parsed(pstate, query, jstate, nesting_level == 0);
+	query_texts_parsed(pstate, query, jstate, nesting_level == 0, statements_text_bytes);
 }
 
 static void
@@ -919,8 +919,7 @@ statements_executor_start(QueryDesc *queryDesc, int eflags)
 			MemoryContext old = MemoryContextSwitchTo(cxt);
 
 			e->text = query_texts_normalized(e->queryid, queryDesc->sourceText,
-											 e->stmt_location, e->stmt_len,
-											 statements_text_bytes, &e->text_len);
+											 e->stmt_location, e->stmt_len, &e->text_len);
 			MemoryContextSwitchTo(old);
 		}
 		e->ended = false;
@@ -1072,6 +1071,8 @@ statements_executor_end(QueryDesc *queryDesc)
 		store(queryDesc, text, text_len, nesting_level == 0, mem, &walk,
 			  (pgBufferUsage.temp_blks_written - temp_blks_start) * (int64) BLCKSZ,
 			  statement_private_peak());
+	if (text != NULL)
+		pfree(text);
 
 	/* a client's statement ended: memprobe_backends may be due; a guard's cap goes */
 	if (nesting_level == 0)
