@@ -889,6 +889,27 @@ guard_top_level_query_ended(void)
  * ------------------------------------------------------------------------
  */
 
+/*
+ * This process's slot, read whole even while the sampler writes it: the
+ * sampler may write it again at every sample (a portal's next Execute is a
+ * new statement, cancelled again), and on a busy machine it can be taken
+ * off the CPU between the two halves of a write, so a reader that gave up
+ * after a burst of tries would leave the guard's cancel as core's 57014
+ * (seen in CI: 2 runs of 20).  Bursts of tries with 100us pauses, up to
+ * about 50ms: this runs only in an error handler.
+ */
+static bool
+read_slot_patiently(GuardSlot *slot, GuardSlot *copy)
+{
+	for (int round = 0; round < 500; round++)
+	{
+		if (changecount_read(&slot->changecount, slot, copy, sizeof(*copy), 100))
+			return true;
+		pg_usleep(100L);
+	}
+	return false;
+}
+
 void
 guard_translate_cancel(MemoryContext cxt)
 {
@@ -901,7 +922,7 @@ guard_translate_cancel(MemoryContext cxt)
 	if (shared == NULL || MyBEEntry == NULL || procno < 0 || procno >= shared->nslots)
 		return;
 	slot = &shared->slots[procno];
-	if (!changecount_read(&slot->changecount, slot, &copy, sizeof(copy), 100) ||
+	if (!read_slot_patiently(slot, &copy) ||
 		copy.pid != MyProcPid ||
 		!(copy.stmt_start == MyBEEntry->st_activity_start_timestamp ||
 		  (top_level_query_started != 0 &&
