@@ -411,6 +411,8 @@ static bool episode_small_logged = false;
 static int64 impossible_min_available = 0;
 static int64 impossible_min_available_total = 0;
 static int64 impossible_backend_limit = 0;
+/* backend_memory_limit as judged at the first sample after it was set (0: not judged) */
+static int64 judged_backend_limit = 0;
 
 /* The shortage is over (or the setting off): what is logged once per shortage may be again. */
 static void
@@ -756,17 +758,21 @@ min_available_possible(int64 min_avail, int64 total, AvailableSource source)
 
 /*
  * backend_memory_limit at or below what an idle client backend holds would
- * cancel every statement of every backend: one WARNING (per value), and the
- * guard ignores it.  The idle backend is the smallest idle one sampled; the
- * judgement sticks until the setting changes (a sample may see none idle).
+ * cancel every statement of every backend: one WARNING, and the guard
+ * ignores it.  Judged once, at the first sample after the setting changes
+ * (from off too), by the smallest idle client backend then: a session that
+ * later idles holding much (a large session variable) does not turn a
+ * limit others pass into one found impossible.  The judgement sticks until
+ * the setting changes.
  */
 static bool
 backend_limit_possible(const GuardCandidate *candidates, int n, int64 limit)
 {
 	const GuardCandidate *idle = NULL;
 
-	if (impossible_backend_limit == limit)
-		return false;
+	if (limit == judged_backend_limit)
+		return impossible_backend_limit != limit;
+	judged_backend_limit = limit;
 	impossible_backend_limit = 0;
 	for (int i = 0; i < n; i++)
 	{
@@ -807,7 +813,9 @@ guard_after_sample(GuardCandidate *candidates, int n, TimestampTz sampled_at)
 	forget_states(candidates, n);
 	if (data_cap_enabled() && (limit > 0 || min_avail > 0))
 		cap_ignored_cancels(candidates, n);
-	if (limit > 0 && !backend_limit_possible(candidates, n, limit))
+	if (limit == 0)
+		judged_backend_limit = 0;	/* set again later: judged again */
+	else if (!backend_limit_possible(candidates, n, limit))
 		limit = 0;
 	if (min_avail > 0 && !min_available_possible(min_avail, total, source))
 		min_avail = 0;
