@@ -64,8 +64,7 @@ my $grower = $node->background_psql('postgres');
 my $grower_pid = $grower->query_safe('SELECT pg_backend_pid()');
 $grower->query_until(qr/started/, "\\echo started\nSELECT grow(10);\n");
 
-my @seen;
-my $late = 0;
+my (@seen, @ages);
 for (my $i = 0; $i < 60; $i++)
 {
 	my ($bytes, $age_ms) = split /\|/,
@@ -74,7 +73,7 @@ for (my $i = 0; $i < 60; $i++)
 		   FROM memprobe_backends WHERE pid = $grower_pid");
 	last if !defined $bytes || $bytes eq '';
 	push @seen, $bytes;
-	$late++ if $age_ms > 2 * $interval_ms;
+	push @ages, $age_ms;
 	last if $node->safe_psql('postgres',
 		"SELECT state FROM pg_stat_activity WHERE pid = $grower_pid") ne 'active';
 	usleep(250_000);
@@ -88,7 +87,21 @@ note sprintf "memprobe_backends.private_bytes, every 0.25 s: %s",
   join(' ', map { int($_ / 1_000_000) . 'MB' } @seen);
 ok($rises >= 5, "another session sees the statement grow ($rises rises of 20MB or more)");
 ok($most > 400_000_000, "to over 400MB (" . int($most / 1_000_000) . "MB)");
-is($late, 0, "every reading was sampled within two intervals ($interval_ms ms each)");
+# The sampler keeps a fixed schedule, so a reading is at most an interval and a pass old; but
+# the machine can stop everything for a while (CI on 15-cassert: the harness's own 265 ms loop
+# took 600 ms once, and two readings were 400 ms old).  So: half the readings within one interval
+# (ages are spread evenly over an interval, so the median is about half of one), 9 of 10 within
+# two, none more than five (1 s) old.  A sampler that skipped passes, or sampled at twice the
+# interval, fails the first.
+my @sorted_ages = sort { $a <=> $b } @ages;
+my $fresh = grep { $_ <= 2 * $interval_ms } @ages;
+note "reading ages (ms, sorted): @sorted_ages";
+cmp_ok($sorted_ages[$#sorted_ages / 2], '<=', $interval_ms,
+	"the median reading was sampled within one interval ($sorted_ages[$#sorted_ages / 2] ms)");
+cmp_ok($fresh, '>=', 0.9 * @ages,
+	"9 of 10 readings were sampled within two intervals ($interval_ms ms each): $fresh of " . scalar(@ages));
+cmp_ok($sorted_ages[-1], '<=', 5 * $interval_ms,
+	"none more than five intervals old (oldest: $sorted_ages[-1] ms)");
 is( $node->safe_psql('postgres',
 		"SELECT max_private_bytes > 400000000 FROM memprobe_statements WHERE query LIKE 'SELECT grow(\$1)%'"),
 	't',
