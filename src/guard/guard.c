@@ -33,8 +33,9 @@
  * cancel is sent only if the statement sampled is still the one running
  * (statement_still_running), so that it does not fail the next statement
  * with core's "canceling statement due to user request"; one that still
- * arrives outside those hooks stays core's 57014, and the server log has
- * the guard's LOG line either way.
+ * arrives where no hook runs is translated by the emit_log_hook
+ * (guard_emit_log) before it is reported, and the server log has the
+ * guard's LOG line either way.
  *
  * "The memory the kernel still gives": when the postmaster runs in a memory
  * cgroup with a limit (cgroup v2 memory.max, v1 memory.limit_in_bytes, on
@@ -154,6 +155,7 @@ static GuardShared *shared = NULL;
 static shmem_request_hook_type prev_shmem_request = NULL;
 static shmem_startup_hook_type prev_shmem_startup = NULL;
 static planner_hook_type prev_planner = NULL;
+static emit_log_hook_type prev_emit_log = NULL;
 
 /* ------------------------------------------------------------------------
  * Shared memory.
@@ -880,16 +882,43 @@ forget_states(GuardCandidate *candidates, int n)
  */
 static TimestampTz top_level_query_started = 0;
 
+/*
+ * The subtransaction the query started in: a query that fails never reaches
+ * ExecutorEnd, and a start left behind would make a later statement's cancel
+ * by someone else (pg_cancel_backend) look like the guard's for an earlier
+ * one; so the abort of the (sub)transaction it started in forgets it too.  A
+ * PL/pgSQL exception block inside the query aborts a subtransaction of its
+ * own, which does not.
+ */
+static SubTransactionId top_level_query_subxid = InvalidSubTransactionId;
+
 void
 guard_top_level_query_started(void)
 {
 	top_level_query_started = GetCurrentStatementStartTimestamp();
+	top_level_query_subxid = GetCurrentSubTransactionId();
 }
 
 void
 guard_top_level_query_ended(void)
 {
 	top_level_query_started = 0;
+	top_level_query_subxid = InvalidSubTransactionId;
+}
+
+static void
+guard_xact_callback(XactEvent event, void *arg)
+{
+	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
+		guard_top_level_query_ended();
+}
+
+static void
+guard_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+					   SubTransactionId parentSubid, void *arg)
+{
+	if (event == SUBXACT_EVENT_ABORT_SUB && mySubid == top_level_query_subxid)
+		guard_top_level_query_ended();
 }
 
 /* ------------------------------------------------------------------------
@@ -918,52 +947,131 @@ read_slot_patiently(GuardSlot *slot, GuardSlot *copy)
 	return false;
 }
 
+/*
+ * Is the query cancel being raised the guard's?  Yes when this process's
+ * slot names it and the statement it cancelled is the one running (or, for
+ * a portal run by several Execute messages, one of this query's); then copy
+ * holds the slot.
+ */
+static bool
+cancel_is_guards(GuardSlot *copy)
+{
+	int			procno = compat_my_proc_number();
+
+	if (shared == NULL || MyBEEntry == NULL || procno < 0 || procno >= shared->nslots)
+		return false;
+	return read_slot_patiently(&shared->slots[procno], copy) &&
+		copy->pid == MyProcPid &&
+		(copy->stmt_start == MyBEEntry->st_activity_start_timestamp ||
+		 (top_level_query_started != 0 &&
+		  copy->stmt_start >= top_level_query_started &&
+		  copy->stmt_start < MyBEEntry->st_activity_start_timestamp));
+}
+
+/*
+ * Core's error for a cancel by signal (SIGINT, what the guard sends), not
+ * one for a statement or lock timeout: by its untranslated message.
+ */
+static bool
+is_cancel_by_signal(const ErrorData *edata)
+{
+	return edata->elevel == ERROR &&
+		edata->sqlerrcode == ERRCODE_QUERY_CANCELED &&
+		edata->message_id != NULL &&
+		strcmp(edata->message_id, "canceling statement due to user request") == 0;
+}
+
+/* The guard's error for the cancel in slot: message, detail and hint, palloc'd. */
+static void
+guard_error_texts(const GuardSlot *slot, char **message, char **detail, char **hint)
+{
+	if (slot->reason == GUARD_BACKEND_LIMIT)
+	{
+		*message = psprintf("canceling statement because backend memory %s exceeded memprobe.backend_memory_limit (%s)",
+							size_text(slot->figure), size_text(slot->limit));
+		*detail = pstrdup("memprobe's memory guard cancelled the statement; the session can go on.");
+		*hint = pstrdup("Lower the statement's memory (work_mem, hash_mem_multiplier, or fewer rows at a time), or raise memprobe.backend_memory_limit.");
+	}
+	else
+	{
+		*message = psprintf("canceling statement because the server's available memory %s fell below memprobe.min_available_memory (%s)",
+							size_text(slot->figure), size_text(slot->limit));
+		*detail = psprintf("This process held the most memory, %s; memprobe's memory guard cancelled its statement so that the server would not run out.",
+						   size_text(slot->held));
+		*hint = pstrdup("Run it again when more memory is free, lower its memory (work_mem, hash_mem_multiplier), or give the server more memory.");
+	}
+}
+
 void
 guard_translate_cancel(MemoryContext cxt)
 {
 	MemoryContext at_error;
-	int			procno = compat_my_proc_number();
-	GuardSlot  *slot;
 	GuardSlot	copy;
 	ErrorData  *edata;
+	bool		cancel;
+	char	   *message,
+			   *detail,
+			   *hint;
 
-	if (shared == NULL || MyBEEntry == NULL || procno < 0 || procno >= shared->nslots)
-		return;
-	slot = &shared->slots[procno];
-	if (!read_slot_patiently(slot, &copy) ||
-		copy.pid != MyProcPid ||
-		!(copy.stmt_start == MyBEEntry->st_activity_start_timestamp ||
-		  (top_level_query_started != 0 &&
-		   copy.stmt_start >= top_level_query_started &&
-		   copy.stmt_start < MyBEEntry->st_activity_start_timestamp)))
+	if (!cancel_is_guards(&copy))
 		return;
 
 	/* the cancel of the statement the guard meant: which error is this? */
 	at_error = MemoryContextSwitchTo(cxt);
 	edata = CopyErrorData();
-	if (edata->sqlerrcode != ERRCODE_QUERY_CANCELED)
+	cancel = is_cancel_by_signal(edata);
+	FreeErrorData(edata);
+	if (!cancel)
 	{
-		FreeErrorData(edata);
 		MemoryContextSwitchTo(at_error);
 		return;
 	}
-	FreeErrorData(edata);
 	FlushErrorState();
 
-	if (copy.reason == GUARD_BACKEND_LIMIT)
-		ereport(ERROR,
-				errcode(ERRCODE_OUT_OF_MEMORY),
-				errmsg("canceling statement because backend memory %s exceeded memprobe.backend_memory_limit (%s)",
-					   size_text(copy.figure), size_text(copy.limit)),
-				errdetail("memprobe's memory guard cancelled the statement; the session can go on."),
-				errhint("Lower the statement's memory (work_mem, hash_mem_multiplier, or fewer rows at a time), or raise memprobe.backend_memory_limit."));
+	guard_error_texts(&copy, &message, &detail, &hint);
 	ereport(ERROR,
 			errcode(ERRCODE_OUT_OF_MEMORY),
-			errmsg("canceling statement because the server's available memory %s fell below memprobe.min_available_memory (%s)",
-				   size_text(copy.figure), size_text(copy.limit)),
-			errdetail("This process held the most memory, %s; memprobe's memory guard cancelled its statement so that the server would not run out.",
-					  size_text(copy.held)),
-			errhint("Run it again when more memory is free, lower its memory (work_mem, hash_mem_multiplier), or give the server more memory."));
+			errmsg_internal("%s", message),
+			errdetail_internal("%s", detail),
+			errhint("%s", hint));
+}
+
+/*
+ * emit_log_hook: the guard's cancel caught nowhere else.  Core checks for a
+ * cancel at places outside any hook: exec_execute_message() does just
+ * before it runs the portal, after it has read the Execute message, marked
+ * the statement running and written log_statement's line.  A cancel the
+ * sampler sent for a portal's previous Execute that lands there (CI on 15:
+ * 2 portal runs in 20, each after dozens of cancels that arrived while the
+ * backend waited for the client, which core ignores) fails the query with
+ * core's 57014 before memprobe's executor hook runs.  Here, the last place
+ * before the error reaches the log and the client, it becomes the guard's.
+ *
+ * Core's comment on this hook calls changes other than output_to_server
+ * unsupported; this one changes the error code and the three texts, all
+ * allocated in the error's own context (the current one here), before
+ * either output reads them, which is what the client and the log then see.
+ * It is a fallback: a PL/pgSQL handler or savepoint catches errors before
+ * they are reported, which is why the executor, utility and planner hooks
+ * translate the cancels raised inside them, and only an error that reaches
+ * the top level unchanged comes here.  A server whose log_min_messages is
+ * above ERROR calls no emit_log_hook for it, and the client gets 57014.
+ */
+static void
+guard_emit_log(ErrorData *edata)
+{
+	GuardSlot	copy;
+
+	MEMPROBE_INJECTION_LOG_DELAY(edata);
+	if (is_cancel_by_signal(edata) && cancel_is_guards(&copy))
+	{
+		edata->sqlerrcode = ERRCODE_OUT_OF_MEMORY;
+		guard_error_texts(&copy, &edata->message, &edata->detail, &edata->hint);
+		edata->message_id = edata->message;
+		edata->detail_log = NULL;
+	}
+	if (prev_emit_log)
+		prev_emit_log(edata);
 }
 
 /*
@@ -1128,4 +1236,8 @@ guard_install_hooks(void)
 	shmem_startup_hook = guard_shmem_startup;
 	prev_planner = planner_hook;
 	planner_hook = guard_planner;
+	prev_emit_log = emit_log_hook;
+	emit_log_hook = guard_emit_log;
+	RegisterXactCallback(guard_xact_callback, NULL);
+	RegisterSubXactCallback(guard_subxact_callback, NULL);
 }

@@ -14,6 +14,11 @@
  * lock (pg_advisory_lock(key)), so it waits there for as long as another
  * session holds the lock, and isolationtester sees it as blocked on a lock.
  *
+ * And a slow server log: memprobe.test_log_delay makes a client backend
+ * sleep that long (microseconds) at each LOG line it writes, in memprobe's
+ * emit_log_hook.  With log_statement, that widens core's own windows, such
+ * as the one between reading an Execute message and running the portal.
+ *
  * Copyright (c) 2026, The memprobe Developers
  *
  *-------------------------------------------------------------------------
@@ -24,10 +29,13 @@
 #ifdef MEMPROBE_INJECTION_POINTS
 /* src/testing/injection.c, compiled only into test builds */
 extern void memprobe_injection_point(const char *name);
+extern void memprobe_injection_log_delay(const ErrorData *edata);
 extern void injection_init(void);
 #define MEMPROBE_INJECTION_POINT(name) memprobe_injection_point(name)
+#define MEMPROBE_INJECTION_LOG_DELAY(edata) memprobe_injection_log_delay(edata)
 #else
 #define MEMPROBE_INJECTION_POINT(name) ((void) 0)
+#define MEMPROBE_INJECTION_LOG_DELAY(edata) ((void) 0)
 static inline void
 injection_init(void)
 {

@@ -13,6 +13,7 @@
 #include <limits.h>
 
 #include "fmgr.h"
+#include "miscadmin.h"
 #include "utils/fmgrprotos.h"
 #include "utils/guc.h"
 
@@ -41,9 +42,32 @@ memprobe_injection_point(const char *name)
 	DirectFunctionCall1(pg_advisory_unlock_int8, Int64GetDatum(pause_lock));
 }
 
+/* memprobe.test_log_delay: microseconds a client backend sleeps per LOG line */
+static int	log_delay_us = 0;
+
+/*
+ * memprobe_injection_log_delay
+ *		Sleep at a client backend's LOG line, if the setting asks for it.
+ */
+void
+memprobe_injection_log_delay(const ErrorData *edata)
+{
+	if (log_delay_us > 0 && edata->elevel == LOG && MyBackendType == B_BACKEND)
+		pg_usleep(log_delay_us);
+}
+
 void
 injection_init(void)
 {
+	DefineCustomIntVariable("memprobe.test_log_delay",
+							"Test builds only: microseconds a client backend sleeps at each LOG line it writes.",
+							NULL,
+							&log_delay_us,
+							0,
+							0, 1000000,
+							PGC_SUSET,
+							0,
+							NULL, NULL, NULL);
 	DefineCustomStringVariable("memprobe.test_pause_at",
 							   "Test builds only: the pause point to wait at.",
 							   NULL,
