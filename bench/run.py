@@ -419,6 +419,7 @@ WORKLOADS = [
         "variants": streamscan_variants,
         "transactions": (lambda n: 40, lambda n: 5),
         "prewarm": "ints8",
+        "floor": lambda n: "ints8",
     },
     {
         "name": "deform",
@@ -431,6 +432,7 @@ WORKLOADS = [
         "query": lambda n: "SELECT sum(last) FROM deform_%d;" % n,
         "variants": deform_variants,
         "transactions": (lambda n: 20, lambda n: 3),
+        "floor": lambda n: "deform_%d" % n,
     },
     # The parallel sweeps: the same tables, up to 0, 1, 2 workers.  Quick data is just large
     # enough for the planner to plan 2 workers at the default min_parallel_table_scan_size (8MB:
@@ -448,6 +450,7 @@ WORKLOADS = [
         "variants": parallel_variants,
         "transactions": (lambda w: 40, lambda w: 5),
         "prewarm": "ints8",
+        "floor": lambda w: "ints8",
         "plans": True,
     },
     {
@@ -463,6 +466,7 @@ WORKLOADS = [
         "variants": parallel_variants,
         "transactions": (lambda w: 20, lambda w: 3),
         "prewarm": "deform_15",
+        "floor": lambda w: "deform_15",
         "plans": True,
     },
     partitions_workload(
@@ -795,14 +799,25 @@ def measure_cursor(wl, param, variants, rounds):
             for v in variants]
 
 
-def measure(wl, clusters, quick, rounds, with_perf, outdir, pairs=0):
+def with_also(variants, also):
+    """The variants with each --also LABEL:OPTIONS inserted after the first: the first's cluster,
+    its options plus OPTIONS."""
+    extra = []
+    for spec in also:
+        label, _, opts = spec.partition(":")
+        first = variants[0]
+        extra.append(Variant(label, first.cluster, (first.options + " " + opts).strip()))
+    return variants[:1] + extra + variants[1:]
+
+
+def measure(wl, clusters, quick, rounds, with_perf, outdir, pairs=0, also=()):
     results = []
     params = wl["params"][1 if quick else 0]
     for c in set(clusters.values()):
         c.restart(wl["settings"])
     last_setup = None
     for param in params:
-        variants = wl["variants"](clusters)
+        variants = with_also(wl["variants"](clusters), also)
         script_path = None
         if "builtin" in wl:
             for c in set(v.cluster for v in variants):
@@ -857,6 +872,14 @@ def measure(wl, clusters, quick, rounds, with_perf, outdir, pairs=0):
                 if with_perf and mode == "warm":
                     row["perf"] = perf_counters(v, wl, param, 5 if quick else 20)
                 results.append(row)
+            if wl.get("floor") and mode == "warm":
+                fl = floor_of(clusters["main"], wl["floor"](param), 3 if quick else 7)
+                log("  %-22s %-8s floor: %d pages, best %.2f ms (%.2f GB/s), private memory %.2f ms "
+                    "(%.2f GB/s)" % (wl["name"], param, fl["pages"], fl["best_ms"], fl["gb_per_s"],
+                                     fl["memory_best_ms"], fl["memory_gb_per_s"]))
+                for row in results[-len(variants):]:
+                    row["floor"] = fl
+                    row["floor_ratio"] = row["latency_ms"] / fl["best_ms"] if fl["best_ms"] else None
             if pairs and "builtin" not in wl and len(variants) >= 2:
                 # cold executions take seconds each: a quarter as many pairs
                 pr = paired(wl, param, variants, pairs if mode == "warm" else max(pairs // 4, 1),
@@ -868,6 +891,23 @@ def measure(wl, clusters, quick, rounds, with_perf, outdir, pairs=0):
                     wl["name"], param, mode, pr["a"], pr["b"], pr["pairs"], pr["ratio"], pr["ci_low"],
                     pr["ci_high"]))
     return results
+
+
+FLOOR_COLUMNS = ("pages", "best_ms", "median_ms", "gb_per_s", "memory_best_ms",
+                 "memory_median_ms", "memory_gb_per_s")
+
+
+def floor_of(cluster, table, passes):
+    """The floor a scan of table is measured against (bench/floor/memprobe_floor.c): every page
+    pinned, share-locked and one word loaded per 64-byte line, best of passes; and the same loads
+    over private memory of the table's size.  bench/run installs the module for the server."""
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "floor",
+                           "memprobe_floor.sql")) as f:
+        cluster.psql(f.read())
+    out = cluster.psql("SELECT %s FROM memprobe_floor('%s', %d)"
+                       % (", ".join(FLOOR_COLUMNS), table, passes)).strip()
+    vals = out.split("|")
+    return {k: (int(v) if k == "pages" else float(v)) for k, v in zip(FLOOR_COLUMNS, vals)}
 
 
 def run_pgbench_cold(variant, wl, param, script_path):
@@ -919,6 +959,25 @@ def markdown(results, meta):
             lines.append("| %s | %s=%s | %s | %.0f | %.1f |" % (
                 r["workload"], r["param_name"], r["param"], r["variant"], r["disk_reads"],
                 r["disk_read_kb"]))
+    floored = [r for r in results if r.get("floor")]
+    if floored:
+        lines.append("")
+        lines.append("Against the floor (`bench/floor`, measured in the same run on the server "
+                     "under test, serially): every page of the table pinned, share-locked and one "
+                     "8-byte word loaded per 64-byte line, best of the passes; \"memory\" is the "
+                     "same loads over private memory of the table's size.  The ratio is the "
+                     "variant's median latency over the floor's best (parallel plans too: the "
+                     "floor is one process's).")
+        lines.append("")
+        lines.append("| workload | param | variant | median ms | floor ms | floor GB/s "
+                     "| memory floor ms | memory GB/s | ratio to floor |")
+        lines.append("|" + "---|" * 9)
+        for r in floored:
+            fl = r["floor"]
+            lines.append("| %s | %s=%s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |" % (
+                r["workload"], r["param_name"], r["param"], r["variant"], r["latency_ms"],
+                fl["best_ms"], fl["gb_per_s"], fl["memory_best_ms"], fl["memory_gb_per_s"],
+                r["floor_ratio"] or 0))
     planned = [r for r in results if r.get("plan")]
     if planned:
         lines.append("")
@@ -1008,6 +1067,10 @@ def main():
     ap.add_argument("--write-results", action="store_true")
     ap.add_argument("--command", default="bench/run")
     ap.add_argument("--from-json", help="rewrite the table, plots and RESULTS.md from a results.json")
+    ap.add_argument("--also", metavar="LABEL:OPTIONS", action="append", default=[],
+                    help="adds a variant after each workload's first: its session options plus "
+                         "OPTIONS (e.g. 'prefetch off:-c memprobe.streamscan_prefetch=0'); "
+                         "--paired then times the first against it")
     ap.add_argument("workloads", nargs="*")
     args = ap.parse_args()
 
@@ -1053,7 +1116,8 @@ def main():
     try:
         for wl in chosen:
             log("== %s: %s" % (wl["name"], wl["title"]))
-            results += measure(wl, clusters, args.quick, rounds, args.perf, outdir, args.paired)
+            results += measure(wl, clusters, args.quick, rounds, args.perf, outdir, args.paired,
+                               args.also)
     finally:
         for c in clusters.values():
             c.stop(quiet=True)

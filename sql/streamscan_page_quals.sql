@@ -98,6 +98,65 @@ SELECT (pq_check(q)).* FROM unnest(ARRAY[
 -- core puts the LIKE first: the page loop takes nothing, so quals keep core's order
 SELECT (pq_check('b = 5 AND t LIKE ''t%''')).*;
 
+-- memprobe.streamscan_batch_quals: going forward on a page, the tuples that fail the page-loop
+-- quals are passed over in one loop and counted at once.  With it on and off, and with core's
+-- Seq Scan: the same rows, the same "Rows Removed by Filter" and the same tuples fetched
+-- (pg_stat's seq_tup_read, this transaction's count), for whole scans and for scans a LIMIT stops
+-- after a few rows.
+CREATE FUNCTION pq_counts(qual text, lim int, OUT rows text, OUT removed bigint, OUT fetched bigint)
+LANGUAGE plpgsql AS $$
+DECLARE
+  plan json;
+  before bigint;
+BEGIN
+  before := pg_stat_get_xact_tuples_returned('pq'::regclass);
+  EXECUTE format('EXPLAIN (ANALYZE, FORMAT JSON, COSTS OFF, TIMING OFF, SUMMARY OFF) '
+                 'SELECT ctid FROM pq WHERE %s LIMIT %s', qual, lim) INTO plan;
+  fetched := pg_stat_get_xact_tuples_returned('pq'::regclass) - before;
+  removed := (plan->0->'Plan'->'Plans'->0->>'Rows Removed by Filter')::bigint;
+  EXECUTE format('SELECT string_agg(ctid::text, '','' ORDER BY ctid) '
+                 'FROM (SELECT ctid FROM pq WHERE %s LIMIT %s) s', qual, lim) INTO rows;
+END $$;
+
+CREATE FUNCTION pq_batch_check(qual text, lim int)
+RETURNS TABLE (qual_ text, lim_ int, removed bigint, fetched bigint, same_without bool, same_as_core bool)
+LANGUAGE plpgsql AS $$
+DECLARE
+  r_on record;
+  r_off record;
+  r_core record;
+BEGIN
+  SET memprobe.streamscan_batch_quals = on;
+  r_on := pq_counts(qual, lim);
+  SET memprobe.streamscan_batch_quals = off;
+  r_off := pq_counts(qual, lim);
+  RESET memprobe.streamscan_batch_quals;
+  SET memprobe.enable_streamscan = off;
+  r_core := pq_counts(qual, lim);
+  RESET memprobe.enable_streamscan;
+  RETURN QUERY SELECT qual, lim, r_on.removed, r_on.fetched,
+    r_on.rows IS NOT DISTINCT FROM r_off.rows AND r_on.removed = r_off.removed
+      AND r_on.fetched = r_off.fetched,
+    r_on.rows IS NOT DISTINCT FROM r_core.rows AND r_on.removed = r_core.removed
+      AND r_on.fetched = r_core.fetched;
+END $$;
+
+SELECT (pq_batch_check(q, l)).*
+FROM unnest(ARRAY['b = 5', 'b > 8', 'a = 1 AND b = 5', 'c = 5', 'd = 3', 'e <> 7', 'b < -2147483647'])
+       WITH ORDINALITY AS q(q, n),
+     unnest(ARRAY[1, 3, 1000]) AS l
+ORDER BY n, l;
+
+-- a cursor turning back mid-page: batching only ever goes forward
+BEGIN;
+DECLARE pqc SCROLL CURSOR FOR SELECT ctid, b FROM pq WHERE b = 5;
+FETCH 3 FROM pqc;
+FETCH BACKWARD 2 FROM pqc;
+FETCH 4 FROM pqc;
+COMMIT;
+
 DROP TABLE pq;
+DROP FUNCTION pq_batch_check(text, int);
+DROP FUNCTION pq_counts(text, int);
 DROP FUNCTION pq_check(text);
 DROP FUNCTION pq_run(text);

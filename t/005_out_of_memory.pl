@@ -126,6 +126,7 @@ SELECT count(*) FROM (SELECT g, count(*) FROM generate_series(1, $rows) g GROUP 
 	$node->wait_for_log(qr/all server processes terminated; reinitializing/, $log_offset);
 	$node->poll_query_until('postgres', 'SELECT 1', '1')
 	  or die 'the server does not answer after the OOM kill';
+	wait_for_crash_report($log_offset);
 	my $log = slurp_file($node->logfile, $log_offset);
 	my ($killed) = $log =~ /(?:server process|client backend) \(PID (\d+)\) was terminated by signal 9/;
 	my ($reported) = $log =~ /memprobe: at the last samples before the server restarted, the process that held the most was (\d+) /;
@@ -195,6 +196,22 @@ ok(all_in_cgroup($node), 'every server process is in the cgroup afterwards');
 $node->stop;
 done_testing();
 
+
+# After a crash restart: the sampler, started again once the server accepts connections, logs
+# its crash report a moment later (CI on 15: 0.27 s after "ready to accept connections", after
+# the log had been read).  Waits up to 10 s for it, if the server restarted since log_offset.
+sub wait_for_crash_report
+{
+	my ($log_offset) = @_;
+	for (my $i = 0; $i < 100; $i++)
+	{
+		my $log = slurp_file($node->logfile, $log_offset);
+		return if $log !~ /all server processes terminated; reinitializing/;
+		return if $log =~ /memprobe: at the last samples before the server restarted/;
+		usleep(100_000);
+	}
+	note 'no crash report from memprobe within 10 s of the restart';
+}
 
 # run_scenario(node, settings[, runaway]): with settings (a hash of postgresql.conf settings; the
 # server restarts for them when there are any), runs pgbench -S and a bystander session while a
@@ -305,6 +322,7 @@ $runaway;
 	}
 	$r{peak} = $after->{peak};
 
+	wait_for_crash_report($log_offset);
 	my $log = slurp_file($node->logfile, $log_offset);
 	$r{log} = $log;
 	# "server process (PID n)" up to 17, "client backend (PID n)" from 18 on

@@ -685,6 +685,56 @@ statement_text(QueryDesc *queryDesc, int *len)
  * Fold one execution's figures into its entry, creating it if needed, with
  * the normalised text when known (query_texts.c), else the statement's own.
  */
+/*
+ * The shared entries this backend stored into last, by key: a hit skips the
+ * shared hash's lookup (hashing the key, walking its bucket: 252 of the 864
+ * instructions statements_executor_end took per pgbench -S statement in
+ * bench/callgrind --oltp).  Entries move or go only when entry_dealloc or a
+ * reset removes some, under the exclusive lock, and both bump generation; a
+ * memo made in another generation is not used.  Read and written under the
+ * lock, shared or exclusive.
+ */
+#define ENTRY_MEMO_SIZE 64
+
+typedef struct EntryMemo
+{
+	StatementsKey key;
+	StatementsEntry *entry;		/* NULL: empty */
+	uint32		generation;
+} EntryMemo;
+
+static EntryMemo entry_memo[ENTRY_MEMO_SIZE];
+
+static inline EntryMemo *
+entry_memo_slot(const StatementsKey *key)
+{
+	return &entry_memo[(key->queryid ^ (key->queryid >> 32) ^ key->userid ^ key->toplevel) %
+					   ENTRY_MEMO_SIZE];
+}
+
+/* The entry for key from the memo, or NULL. */
+static inline StatementsEntry *
+entry_memo_find(const StatementsKey *key)
+{
+	EntryMemo  *m = entry_memo_slot(key);
+
+	if (m->entry != NULL &&
+		m->generation == pg_atomic_read_u32(&shared->generation) &&
+		memcmp(&m->key, key, sizeof(StatementsKey)) == 0)
+		return m->entry;
+	return NULL;
+}
+
+static inline void
+entry_memo_keep(const StatementsKey *key, StatementsEntry *entry)
+{
+	EntryMemo  *m = entry_memo_slot(key);
+
+	memcpy(&m->key, key, sizeof(StatementsKey));	/* padding too: compared by memcmp */
+	m->entry = entry;
+	m->generation = pg_atomic_read_u32(&shared->generation);
+}
+
 static void
 store(QueryDesc *queryDesc, const char *normalized, int normalized_len, bool toplevel,
 	  int64 mem, NodePeakWalk *walk, int64 temp_bytes, int64 private_peak)
@@ -699,7 +749,9 @@ store(QueryDesc *queryDesc, const char *normalized, int normalized_len, bool top
 	key.toplevel = toplevel;
 
 	LWLockAcquire(shared->lock, LW_SHARED);
-	entry = hash_search(hash, &key, HASH_FIND, NULL);
+	entry = entry_memo_find(&key);
+	if (entry == NULL)
+		entry = hash_search(hash, &key, HASH_FIND, NULL);
 	if (entry == NULL)
 	{
 		const char *text;
@@ -716,6 +768,7 @@ store(QueryDesc *queryDesc, const char *normalized, int normalized_len, bool top
 		LWLockAcquire(shared->lock, LW_EXCLUSIVE);
 		entry = entry_alloc(&key, text, text_len);
 	}
+	entry_memo_keep(&key, entry);
 
 	SpinLockAcquire(&entry->mutex);
 	entry->calls++;

@@ -127,6 +127,7 @@ typedef struct StreamScanState
 	bool		qual_deferred;	/* 15: ... the qual only once it is needed */
 	bool		want_page_quals;	/* memprobe.streamscan_page_quals at start */
 	bool		want_by_need;	/* memprobe.streamscan_deform_by_need at start */
+	bool		batch_quals;	/* memprobe.streamscan_batch_quals at start */
 
 	/* page-loop quals (page_quals.h), and the quals left after them */
 	PageQuals  *page_quals;
@@ -227,6 +228,7 @@ streamscan_begin(CustomScanState *node, EState *estate, int eflags)
 	s->want_page_quals = streamscan_page_quals &&
 		!(has_subplans && contain_subplans((Node *) scan->plan.qual));
 	s->want_by_need = streamscan_deform_by_need;
+	s->batch_quals = streamscan_batch_quals;
 }
 
 /*
@@ -657,6 +659,45 @@ next_tuple(StreamScanState *s, ScanDirection dir)
 }
 
 /*
+ * skip_failing_tuples
+ *		The page loop's fast path for page quals, forward on a page: the tuples
+ *		after the current one that fail them are passed over in one tight
+ *		loop, counted as core counts them one at a time (each fetched, for
+ *		pg_stat's seq_tup_read, and each filtered, for EXPLAIN ANALYZE's "Rows
+ *		Removed by Filter"), and the current tuple becomes the last of them;
+ *		next_tuple() then goes on to the next tuple, one that passes or cannot
+ *		be decided on the raw tuple, or to the next page.  Only when the scan
+ *		goes forward and the current page has tuples after the current one.
+ */
+static inline void
+skip_failing_tuples(StreamScanState *s)
+{
+	Page		page;
+	int			i,
+				first;
+
+	if (!(s->inited && s->css.ss.ps.state->es_direction == ForwardScanDirection &&
+		  s->dir == ForwardScanDirection && s->cindex + 1 < s->ntuples))
+		return;
+	page = BufferGetPage(s->cbuf);
+	first = s->cindex + 1;
+	for (i = first; i < s->ntuples; i++)
+	{
+		ItemId		lpp = PageGetItemId(page, s->vistuples[i]);
+
+		if (page_quals_check(s->page_quals, (HeapTupleHeader) PageGetItem(page, lpp)) !=
+			PAGE_QUAL_FAIL)
+			break;
+	}
+	if (i == first)
+		return;
+	s->cindex = i - 1;
+	compat_count_heap_getnext_n(s->rel, i - first);
+	InstrCountFiltered1(&s->css, i - first);
+	set_ctup(s);
+}
+
+/*
  * lock_relation
  *		As heap_beginscan for a sequential scan, before the block count is
  *		read: the snapshot check and the relation's predicate lock.
@@ -823,6 +864,8 @@ streamscan_exec(CustomScanState *node)
 
 		for (;;)
 		{
+			if (s->page_quals != NULL && s->batch_quals)
+				skip_failing_tuples(s);
 			if (!next_tuple(s, estate->es_direction))
 			{
 				ExecClearTuple(scanslot);

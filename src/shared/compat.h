@@ -560,4 +560,23 @@ compat_tupledesc_attr_changed(TupleDesc desc, int i)
 #endif
 }
 
+/*
+ * pgstat_count_heap_getnext() n times at once: tuples a sequential scan
+ * fetched, as pg_stat_all_tables.seq_tup_read counts them.  The counter's
+ * fields were renamed in 16 (t_counts.t_tuples_returned, then
+ * counts.tuples_returned).
+ */
+#include "pgstat.h"
+
+static inline void
+compat_count_heap_getnext_n(Relation rel, int64 n)
+{
+	if (pgstat_should_count_relation(rel))
+#if PG_VERSION_NUM >= 160000
+		rel->pgstat_info->counts.tuples_returned += n;
+#else
+		rel->pgstat_info->t_counts.t_tuples_returned += n;
+#endif
+}
+
 #endif							/* MEMPROBE_COMPAT_H */
