@@ -898,11 +898,11 @@ FLOOR_COLUMNS = ("pages", "best_ms", "median_ms", "gb_per_s", "memory_best_ms",
 
 
 def floor_of(cluster, table, passes):
-    """The floor a scan of table is measured against (bench/floor/memprobe_floor.c): every page
+    """The floor a scan of table is measured against (bench/floor/bench_floor.c): every page
     pinned, share-locked and one word loaded per 64-byte line, best of passes; and the same loads
     over private memory of the table's size.  bench/run installs the module for the server."""
     with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "floor",
-                           "memprobe_floor.sql")) as f:
+                           "bench_floor.sql")) as f:
         cluster.psql(f.read())
     out = cluster.psql("SELECT %s FROM memprobe_floor('%s', %d)"
                        % (", ".join(FLOOR_COLUMNS), table, passes)).strip()

@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * memprobe_floor.c
+ * bench_floor.c
  *	  The floor a sequential scan in shared buffers is measured against
  *	  (bench/ only: never built into memprobe, never installed by a package).
  *
