@@ -62,7 +62,7 @@ pg_config_for() {
   prefix=$(echo "$prefix" | tail -n 1)
   # never fall back silently to another server's pg_config
   if [ ! -x "$prefix/bin/pg_config" ] ||
-     ! "$prefix/bin/pg_config" --version | grep -q "PostgreSQL $major\."; then
+     ! grep -q "PostgreSQL $major\." <<<"$("$prefix/bin/pg_config" --version)"; then
     echo "memprobe: no PostgreSQL $major build at '$prefix'" >&2
     return 1
   fi
