@@ -31,46 +31,76 @@ INSERT INTO pq (a, b, c, t, d, e, u, f)
   SELECT 3, g, g, repeat('v', g * 7), g % 4, g % 5, repeat('w', g), g % 6 FROM generate_series(1, 60) g;
 VACUUM ANALYZE pq;
 
--- rows of a query (as text), its plan's node, and the Page Quals figure
-CREATE FUNCTION pq_run(qual text, OUT node text, OUT page_quals int, OUT nrows int, OUT rows text)
+-- One scan of pq under the settings in force, with an optional LIMIT: its plan's scan node, the
+-- Page Quals figure, its rows (as text), "Rows Removed by Filter", and the tuples it fetched
+-- (pg_stat's seq_tup_read, this transaction's count).
+CREATE TYPE pq_result AS (node text, page_quals int, nrows int, rows text, removed bigint,
+                          fetched bigint);
+
+CREATE FUNCTION pq_run(qual text, lim int) RETURNS pq_result
 LANGUAGE plpgsql AS $$
 DECLARE
+  r pq_result;
   plan json;
+  scan json;
+  before bigint;
+  limit_clause text := CASE WHEN lim IS NULL THEN '' ELSE format(' LIMIT %s', lim) END;
 BEGIN
+  before := pg_stat_get_xact_tuples_returned('pq'::regclass);
   EXECUTE format('EXPLAIN (ANALYZE, FORMAT JSON, COSTS OFF, TIMING OFF, SUMMARY OFF) '
-                 'SELECT ctid FROM pq WHERE %s', qual) INTO plan;
-  node := coalesce(plan->0->'Plan'->>'Custom Plan Provider', plan->0->'Plan'->>'Node Type');
-  page_quals := (plan->0->'Plan'->>'Page Quals')::int;
-  nrows := (plan->0->'Plan'->>'Actual Rows')::numeric::int;
-  EXECUTE format('SELECT string_agg(ctid::text, '','' ORDER BY ctid) FROM pq WHERE %s', qual)
-    INTO rows;
+                 'SELECT ctid FROM pq WHERE %s%s', qual, limit_clause) INTO plan;
+  r.fetched := pg_stat_get_xact_tuples_returned('pq'::regclass) - before;
+  scan := plan->0->'Plan';
+  IF lim IS NOT NULL THEN
+    scan := scan->'Plans'->0;
+  END IF;
+  r.node := coalesce(scan->>'Custom Plan Provider', scan->>'Node Type');
+  r.page_quals := (scan->>'Page Quals')::int;
+  r.nrows := (scan->>'Actual Rows')::numeric::int;
+  r.removed := coalesce((scan->>'Rows Removed by Filter')::bigint, 0);
+  EXECUTE format('SELECT string_agg(ctid::text, '','' ORDER BY ctid) '
+                 'FROM (SELECT ctid FROM pq WHERE %s%s) s', qual, limit_clause) INTO r.rows;
+  RETURN r;
 END $$;
 
+-- The same scan three ways: with memprobe's SETTING on, off, and as core's Seq Scan.
+CREATE FUNCTION pq_three_ways(setting text, qual text, lim int,
+                              OUT r_on pq_result, OUT r_off pq_result, OUT r_core pq_result)
+LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE format('SET %s = on', setting);
+  r_on := pq_run(qual, lim);
+  EXECUTE format('SET %s = off', setting);
+  r_off := pq_run(qual, lim);
+  EXECUTE format('RESET %s', setting);
+  SET memprobe.enable_streamscan = off;
+  r_core := pq_run(qual, lim);
+  RESET memprobe.enable_streamscan;
+  IF r_on.node <> 'MemprobeStreamScan' OR r_off.node <> 'MemprobeStreamScan'
+     OR r_core.node <> 'Seq Scan' THEN
+    RAISE EXCEPTION 'unexpected plans for %: % % %', qual, r_on.node, r_off.node, r_core.node;
+  END IF;
+END $$;
+
+-- the same rows, rows removed and tuples fetched
+CREATE FUNCTION pq_same(a pq_result, b pq_result) RETURNS bool
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT a.rows IS NOT DISTINCT FROM b.rows AND a.removed = b.removed AND a.fetched = b.fetched
+$$;
+
+-- memprobe.streamscan_page_quals on, off and core; with it off, no qual runs in the page loop
 CREATE FUNCTION pq_check(qual text)
 RETURNS TABLE (qual_ text, nrows int, page_quals int, same_without bool, same_as_core bool)
 LANGUAGE plpgsql AS $$
 DECLARE
-  r_on record;
-  r_off record;
-  r_core record;
+  w record;
 BEGIN
-  SET memprobe.streamscan_page_quals = on;
-  r_on := pq_run(qual);
-  SET memprobe.streamscan_page_quals = off;
-  r_off := pq_run(qual);
-  RESET memprobe.streamscan_page_quals;
-  SET memprobe.enable_streamscan = off;
-  r_core := pq_run(qual);
-  RESET memprobe.enable_streamscan;
-  IF r_on.node <> 'MemprobeStreamScan' OR r_off.node <> 'MemprobeStreamScan'
-     OR r_core.node <> 'Seq Scan' OR r_off.page_quals <> 0 THEN
-    RAISE EXCEPTION 'unexpected plans for %: % % %', qual, r_on.node, r_off.node, r_core.node;
+  w := pq_three_ways('memprobe.streamscan_page_quals', qual, NULL);
+  IF (w.r_off).page_quals <> 0 THEN
+    RAISE EXCEPTION 'page-loop quals with memprobe.streamscan_page_quals off for %', qual;
   END IF;
-  RETURN QUERY SELECT qual,
-    r_on.nrows,
-    r_on.page_quals,
-    r_on.rows IS NOT DISTINCT FROM r_off.rows,
-    r_on.rows IS NOT DISTINCT FROM r_core.rows;
+  RETURN QUERY SELECT qual, (w.r_on).nrows, (w.r_on).page_quals,
+    pq_same(w.r_on, w.r_off), pq_same(w.r_on, w.r_core);
 END $$;
 
 SELECT (pq_check(q)).* FROM unnest(ARRAY[
@@ -103,42 +133,15 @@ SELECT (pq_check('b = 5 AND t LIKE ''t%''')).*;
 -- Seq Scan: the same rows, the same "Rows Removed by Filter" and the same tuples fetched
 -- (pg_stat's seq_tup_read, this transaction's count), for whole scans and for scans a LIMIT stops
 -- after a few rows.
-CREATE FUNCTION pq_counts(qual text, lim int, OUT rows text, OUT removed bigint, OUT fetched bigint)
-LANGUAGE plpgsql AS $$
-DECLARE
-  plan json;
-  before bigint;
-BEGIN
-  before := pg_stat_get_xact_tuples_returned('pq'::regclass);
-  EXECUTE format('EXPLAIN (ANALYZE, FORMAT JSON, COSTS OFF, TIMING OFF, SUMMARY OFF) '
-                 'SELECT ctid FROM pq WHERE %s LIMIT %s', qual, lim) INTO plan;
-  fetched := pg_stat_get_xact_tuples_returned('pq'::regclass) - before;
-  removed := (plan->0->'Plan'->'Plans'->0->>'Rows Removed by Filter')::bigint;
-  EXECUTE format('SELECT string_agg(ctid::text, '','' ORDER BY ctid) '
-                 'FROM (SELECT ctid FROM pq WHERE %s LIMIT %s) s', qual, lim) INTO rows;
-END $$;
-
 CREATE FUNCTION pq_batch_check(qual text, lim int)
 RETURNS TABLE (qual_ text, lim_ int, removed bigint, fetched bigint, same_without bool, same_as_core bool)
 LANGUAGE plpgsql AS $$
 DECLARE
-  r_on record;
-  r_off record;
-  r_core record;
+  w record;
 BEGIN
-  SET memprobe.streamscan_batch_quals = on;
-  r_on := pq_counts(qual, lim);
-  SET memprobe.streamscan_batch_quals = off;
-  r_off := pq_counts(qual, lim);
-  RESET memprobe.streamscan_batch_quals;
-  SET memprobe.enable_streamscan = off;
-  r_core := pq_counts(qual, lim);
-  RESET memprobe.enable_streamscan;
-  RETURN QUERY SELECT qual, lim, r_on.removed, r_on.fetched,
-    r_on.rows IS NOT DISTINCT FROM r_off.rows AND r_on.removed = r_off.removed
-      AND r_on.fetched = r_off.fetched,
-    r_on.rows IS NOT DISTINCT FROM r_core.rows AND r_on.removed = r_core.removed
-      AND r_on.fetched = r_core.fetched;
+  w := pq_three_ways('memprobe.streamscan_batch_quals', qual, lim);
+  RETURN QUERY SELECT qual, lim, (w.r_on).removed, (w.r_on).fetched,
+    pq_same(w.r_on, w.r_off), pq_same(w.r_on, w.r_core);
 END $$;
 
 SELECT (pq_batch_check(q, l)).*
@@ -157,6 +160,8 @@ COMMIT;
 
 DROP TABLE pq;
 DROP FUNCTION pq_batch_check(text, int);
-DROP FUNCTION pq_counts(text, int);
 DROP FUNCTION pq_check(text);
-DROP FUNCTION pq_run(text);
+DROP FUNCTION pq_same(pq_result, pq_result);
+DROP FUNCTION pq_three_ways(text, text, int);
+DROP FUNCTION pq_run(text, int);
+DROP TYPE pq_result;

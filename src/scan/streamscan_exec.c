@@ -668,33 +668,47 @@ next_tuple(StreamScanState *s, ScanDirection dir)
  *		next_tuple() then goes on to the next tuple, one that passes or cannot
  *		be decided on the raw tuple, or to the next page.  Only when the scan
  *		goes forward and the current page has tuples after the current one.
+ *
+ * Returns the page quals' result for the tuple it stopped at, the one
+ * next_tuple() goes to, so that the caller does not check it again; or
+ * PAGE_QUAL_NOT_CHECKED when it checked none there (nothing done, or every
+ * tuple left on the page failed, and next_tuple() goes to another page).
  */
-static inline void
+#define PAGE_QUAL_NOT_CHECKED (-1)
+
+static inline int
 skip_failing_tuples(StreamScanState *s)
 {
 	Page		page;
 	int			i,
 				first;
+	int			stop_result = PAGE_QUAL_NOT_CHECKED;
 
 	if (!(s->inited && s->css.ss.ps.state->es_direction == ForwardScanDirection &&
 		  s->dir == ForwardScanDirection && s->cindex + 1 < s->ntuples))
-		return;
+		return PAGE_QUAL_NOT_CHECKED;
 	page = BufferGetPage(s->cbuf);
 	first = s->cindex + 1;
 	for (i = first; i < s->ntuples; i++)
 	{
 		ItemId		lpp = PageGetItemId(page, s->vistuples[i]);
+		PageQualResult r = page_quals_check(s->page_quals,
+											(HeapTupleHeader) PageGetItem(page, lpp));
 
-		if (page_quals_check(s->page_quals, (HeapTupleHeader) PageGetItem(page, lpp)) !=
-			PAGE_QUAL_FAIL)
+		if (r != PAGE_QUAL_FAIL)
+		{
+			stop_result = r;
 			break;
+		}
 	}
-	if (i == first)
-		return;
-	s->cindex = i - 1;
-	compat_count_heap_getnext_n(s->rel, i - first);
-	InstrCountFiltered1(&s->css, i - first);
-	set_ctup(s);
+	if (i > first)
+	{
+		s->cindex = i - 1;
+		compat_count_heap_getnext_n(s->rel, i - first);
+		InstrCountFiltered1(&s->css, i - first);
+		set_ctup(s);
+	}
+	return stop_result;
 }
 
 /*
@@ -864,8 +878,10 @@ streamscan_exec(CustomScanState *node)
 
 		for (;;)
 		{
+			int			known = PAGE_QUAL_NOT_CHECKED;
+
 			if (s->page_quals != NULL && s->batch_quals)
-				skip_failing_tuples(s);
+				known = skip_failing_tuples(s);
 			if (!next_tuple(s, estate->es_direction))
 			{
 				ExecClearTuple(scanslot);
@@ -875,7 +891,10 @@ streamscan_exec(CustomScanState *node)
 
 			if (s->page_quals == NULL)
 				break;
-			switch (page_quals_check(s->page_quals, s->ctup.t_data))
+			/* the tuple skip_failing_tuples() stopped at is the one we are on */
+			if (known == PAGE_QUAL_NOT_CHECKED)
+				known = page_quals_check(s->page_quals, s->ctup.t_data);
+			switch ((PageQualResult) known)
 			{
 				case PAGE_QUAL_PASS:
 					checkqual = s->rest_qual;
