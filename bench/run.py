@@ -929,80 +929,79 @@ def ratio_rows(results):
     return results
 
 
-def markdown(results, meta):
+def md_table(header, rows, intro=None):
+    """Lines of a markdown table (a blank line and INTRO first when given): HEADER's cells and one
+    row of cells per item of ROWS."""
     lines = []
-    lines.append("| workload | %s | mode | variant | median latency ms | min .. max ms | median TPS "
-                 "| ratio to first | memory kB | instructions/run | IPC | branch-misses/run "
-                 "| page-faults/run |" % "param")
-    lines.append("|" + "---|" * 13)
-    for r in results:
-        p = r.get("perf") or {}
-        runs = p.get("runs") or 1
-        lines.append("| %s | %s=%s | %s | %s | %.3f | %.3f .. %.3f | %.2f | %.3f | %s | %s | %s | %s | %s |" % (
-            r["workload"], r["param_name"], r["param"], r["mode"], r["variant"], r["latency_ms"],
-            r["latency_min"], r["latency_max"], r["tps"], r["ratio"] or 0,
-            r["memory_kb"] if r["memory_kb"] is not None else "-",
-            "%.0f" % (p["instructions"] / runs) if "instructions" in p else "-",
-            "%.2f" % p["ipc"] if "ipc" in p else "-",
-            "%.0f" % (p["branch-misses"] / runs) if "branch-misses" in p else "-",
-            "%.0f" % (p["page-faults"] / runs) if "page-faults" in p else "-"))
+    if intro:
+        lines += ["", intro, ""]
+    lines.append("| %s |" % " | ".join(header))
+    lines.append("|" + "---|" * len(header))
+    lines += ["| %s |" % " | ".join(str(c) for c in row) for row in rows]
+    return lines
+
+
+def markdown(results, meta):
+    def per_run(p, key, fmt="%.0f"):
+        return fmt % (p[key] / (p.get("runs") or 1)) if key in p else "-"
+
+    lines = md_table(
+        ["workload", "param", "mode", "variant", "median latency ms", "min .. max ms", "median TPS",
+         "ratio to first", "memory kB", "instructions/run", "IPC", "branch-misses/run",
+         "page-faults/run"],
+        [[r["workload"], "%s=%s" % (r["param_name"], r["param"]), r["mode"], r["variant"],
+          "%.3f" % r["latency_ms"], "%.3f .. %.3f" % (r["latency_min"], r["latency_max"]),
+          "%.2f" % r["tps"], "%.3f" % (r["ratio"] or 0),
+          r["memory_kb"] if r["memory_kb"] is not None else "-",
+          per_run(r.get("perf") or {}, "instructions"),
+          "%.2f" % r["perf"]["ipc"] if "ipc" in (r.get("perf") or {}) else "-",
+          per_run(r.get("perf") or {}, "branch-misses"),
+          per_run(r.get("perf") or {}, "page-faults")]
+         for r in results])
     cold = [r for r in results if r.get("disk_reads")]
     if cold:
-        lines.append("")
-        lines.append("Cold executions' reads from the disk (/proc/diskstats of the data "
-                     "directory's device, medians per execution): how many read requests, and "
-                     "their mean size.")
-        lines.append("")
-        lines.append("| workload | param | variant | read requests | kB per request |")
-        lines.append("|" + "---|" * 5)
-        for r in cold:
-            lines.append("| %s | %s=%s | %s | %.0f | %.1f |" % (
-                r["workload"], r["param_name"], r["param"], r["variant"], r["disk_reads"],
-                r["disk_read_kb"]))
+        lines += md_table(
+            ["workload", "param", "variant", "read requests", "kB per request"],
+            [[r["workload"], "%s=%s" % (r["param_name"], r["param"]), r["variant"],
+              "%.0f" % r["disk_reads"], "%.1f" % r["disk_read_kb"]] for r in cold],
+            intro="Cold executions' reads from the disk (/proc/diskstats of the data "
+                  "directory's device, medians per execution): how many read requests, and "
+                  "their mean size.")
     floored = [r for r in results if r.get("floor")]
     if floored:
-        lines.append("")
-        lines.append("Against the floor (`bench/floor`, measured in the same run on the server "
-                     "under test, serially): every page of the table pinned, share-locked and one "
-                     "8-byte word loaded per 64-byte line, best of the passes; \"memory\" is the "
-                     "same loads over private memory of the table's size.  The ratio is the "
-                     "variant's median latency over the floor's best (parallel plans too: the "
-                     "floor is one process's).")
-        lines.append("")
-        lines.append("| workload | param | variant | median ms | floor ms | floor GB/s "
-                     "| memory floor ms | memory GB/s | ratio to floor |")
-        lines.append("|" + "---|" * 9)
-        for r in floored:
-            fl = r["floor"]
-            lines.append("| %s | %s=%s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |" % (
-                r["workload"], r["param_name"], r["param"], r["variant"], r["latency_ms"],
-                fl["best_ms"], fl["gb_per_s"], fl["memory_best_ms"], fl["memory_gb_per_s"],
-                r["floor_ratio"] or 0))
+        lines += md_table(
+            ["workload", "param", "variant", "median ms", "floor ms", "floor GB/s",
+             "memory floor ms", "memory GB/s", "ratio to floor"],
+            [[r["workload"], "%s=%s" % (r["param_name"], r["param"]), r["variant"],
+              "%.2f" % r["latency_ms"], "%.2f" % r["floor"]["best_ms"],
+              "%.2f" % r["floor"]["gb_per_s"], "%.2f" % r["floor"]["memory_best_ms"],
+              "%.2f" % r["floor"]["memory_gb_per_s"], "%.2f" % (r["floor_ratio"] or 0)]
+             for r in floored],
+            intro="Against the floor (`bench/floor`, measured in the same run on the server "
+                  "under test, serially): every page of the table pinned, share-locked and one "
+                  "8-byte word loaded per 64-byte line, best of the passes; \"memory\" is the "
+                  "same loads over private memory of the table's size.  The ratio is the "
+                  "variant's median latency over the floor's best (parallel plans too: the "
+                  "floor is one process's).")
     planned = [r for r in results if r.get("plan")]
     if planned:
-        lines.append("")
-        lines.append("Plans run (one EXPLAIN ANALYZE per variant and param, after the timed "
-                     "rounds): EXPLAIN's node names, parent -> child, with Gather's workers.")
-        lines.append("")
-        lines.append("| workload | param | variant | plan |")
-        lines.append("|" + "---|" * 4)
-        for r in planned:
-            lines.append("| %s | %s=%s | %s | %s |" % (r["workload"], r["param_name"], r["param"],
-                                                     r["variant"], r["plan"]))
+        lines += md_table(
+            ["workload", "param", "variant", "plan"],
+            [[r["workload"], "%s=%s" % (r["param_name"], r["param"]), r["variant"], r["plan"]]
+             for r in planned],
+            intro="Plans run (one EXPLAIN ANALYZE per variant and param, after the timed "
+                  "rounds): EXPLAIN's node names, parent -> child, with Gather's workers.")
     prs = [r["paired"] for r in results if r.get("paired")]
     if prs:
-        lines.append("")
-        lines.append("Paired executions (`--paired`): A and B timed one execution at a time, "
-                     "interleaved; the median of the pairs' ratios A/B, with a bootstrap 95% "
-                     "interval (below 1: A is faster).")
-        lines.append("")
-        lines.append("| workload | param | mode | A | B | pairs | A median ms | B median ms "
-                     "| median A/B | 95% CI |")
-        lines.append("|" + "---|" * 10)
-        for pr in prs:
-            lines.append("| %s | %s=%s | %s | %s | %s | %d | %.3f | %.3f | %.4f | %.4f .. %.4f |" % (
-                pr["workload"], pr["param_name"], pr["param"], pr["mode"], pr["a"], pr["b"], pr["pairs"],
-                pr["a_ms"], pr["b_ms"], pr["ratio"], pr["ci_low"], pr["ci_high"]))
+        lines += md_table(
+            ["workload", "param", "mode", "A", "B", "pairs", "A median ms", "B median ms",
+             "median A/B", "95% CI"],
+            [[pr["workload"], "%s=%s" % (pr["param_name"], pr["param"]), pr["mode"], pr["a"],
+              pr["b"], pr["pairs"], "%.3f" % pr["a_ms"], "%.3f" % pr["b_ms"], "%.4f" % pr["ratio"],
+              "%.4f .. %.4f" % (pr["ci_low"], pr["ci_high"])] for pr in prs],
+            intro="Paired executions (`--paired`): A and B timed one execution at a time, "
+                  "interleaved; the median of the pairs' ratios A/B, with a bootstrap 95% "
+                  "interval (below 1: A is faster).")
     return "\n".join(lines)
 
 

@@ -72,12 +72,11 @@ cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y ? 1 : 0;
 }
 
-/* sorts times[n]; the median */
+/* the median of sorted[n], sorted ascending */
 static double
-median(double *times, int n)
+median_of_sorted(const double *sorted, int n)
 {
-	qsort(times, n, sizeof(double), cmp_double);
-	return n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
+	return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
 }
 
 Datum
@@ -154,11 +153,13 @@ memprobe_floor(PG_FUNCTION_ARGS)
 	pfree(private);
 	floor_sink = sum;
 
-	/* median() sorts: [0] is then the best pass */
-	values[2] = Float8GetDatum(median(buffer_ms, passes));
-	values[5] = Float8GetDatum(median(memory_ms, passes));
+	/* the passes' times, fastest first: the best, then the median */
+	qsort(buffer_ms, passes, sizeof(double), cmp_double);
+	qsort(memory_ms, passes, sizeof(double), cmp_double);
 	best_buffers = buffer_ms[0];
 	best_memory = memory_ms[0];
+	values[2] = Float8GetDatum(median_of_sorted(buffer_ms, passes));
+	values[5] = Float8GetDatum(median_of_sorted(memory_ms, passes));
 	values[0] = Int64GetDatum(nblocks);
 	values[1] = Float8GetDatum(best_buffers);
 	values[3] = Float8GetDatum(best_buffers > 0 ? bytes / (best_buffers / 1000.0) / 1e9 : 0);
