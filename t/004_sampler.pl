@@ -5,6 +5,7 @@
 #     ends memprobe_statements has the most the sampler saw under the statement's query id;
 #   - the guard and a session idle in a transaction above memprobe.backend_memory_limit: it has
 #     no statement to cancel; the guard logs that once, cancels nothing, and the session goes on;
+#   - a guard limit set while sampling is off (sample_interval = 0): one WARNING from the sampler;
 #   - readers never wait on the sampler: with the sampler stopped (SIGSTOP) memprobe_backends,
 #     memprobe_samples, memprobe_history and memprobe_guard still return at once;
 #   - after a crash (kill -9 of a backend holding ~300MB mid-statement, as the OOM killer would)
@@ -154,6 +155,30 @@ $idle->query_safe('COMMIT');
 $idle->quit;
 $node->append_conf('postgresql.conf', "memprobe.backend_memory_limit = 0\n");
 $node->reload;
+
+# --- a guard limit while sampling is off guards nothing: the sampler says so, once
+$log_start = -s $node->logfile;
+$node->append_conf('postgresql.conf',
+	"memprobe.sample_interval = 0\nmemprobe.backend_memory_limit = '150MB'\n");
+$node->reload;
+$node->wait_for_log(
+	qr/WARNING:  memprobe's memory guard does nothing while memprobe\.sample_interval is 0/,
+	$log_start);
+# a second reload in that state, then one the sampler is seen to have read (sampling again)
+$node->reload;
+usleep(500_000);
+$node->append_conf('postgresql.conf',
+	"memprobe.sample_interval = ${interval_ms}ms\nmemprobe.backend_memory_limit = 0\n");
+$node->reload;
+ok( $node->poll_query_until(
+		'postgres', "SELECT sampled_at > now() - interval '1 second' FROM memprobe_guard"),
+	'sampling again after the limit is off and the interval back');
+my $off_log = slurp_file($node->logfile, $log_start);
+my @off_warned = $off_log =~ /memprobe's memory guard does nothing/g;
+is(scalar(@off_warned), 1, 'a guard limit set while sampling is off: one WARNING, not one per reload');
+like($off_log,
+	qr/DETAIL:  memprobe\.backend_memory_limit is 153600 kB and memprobe\.min_available_memory is 0 kB/,
+	'naming the limits');
 
 # --- a statement cancelled while it is being planned gets the guard's error too: held in the
 # planner at a pause point (test builds only) while the process is over the limit

@@ -1227,6 +1227,33 @@ guard_init(void)
 							PGC_SIGHUP, GUC_UNIT_KB, NULL, NULL, NULL);
 }
 
+/*
+ * In the sampler, at its start and after each reload: the limits are checked
+ * at each sample only, so with sampling off (memprobe.sample_interval = 0)
+ * they guard nothing.  One WARNING when that begins, none again until the
+ * settings have been right once.
+ */
+void
+guard_warn_if_sampling_off(void)
+{
+	static bool warned = false;
+
+	if (sampler_sampling() || (backend_limit_kb == 0 && min_available_kb == 0))
+	{
+		warned = false;
+		return;
+	}
+	if (warned)
+		return;
+	warned = true;
+	ereport(WARNING,
+			errmsg("memprobe's memory guard does nothing while memprobe.sample_interval is 0"),
+			errdetail("memprobe.backend_memory_limit is %d kB and memprobe.min_available_memory is %d kB, "
+					  "but the guard checks them at each sample, and no process is sampled.",
+					  backend_limit_kb, min_available_kb),
+			errhint("Set memprobe.sample_interval above 0 for the guard to act, or set both limits to 0."));
+}
+
 void
 guard_install_hooks(void)
 {

@@ -57,6 +57,12 @@ extern void guard_translate_cancel(MemoryContext cxt);
  * messages is one query over several statement timestamps; the guard's
  * cancel of one of them is still meant for the query.
  */
+/*
+ * In the sampler, at its start and after each reload: one WARNING when a
+ * guard limit is set while sampling is off.
+ */
+extern void guard_warn_if_sampling_off(void);
+
 extern void guard_top_level_query_started(void);
 extern void guard_top_level_query_ended(void);
 

@@ -718,6 +718,7 @@ memprobe_sampler_main(Datum main_arg)
 	proc_readable = proc_available();
 	activities = MemoryContextAllocZero(TopMemoryContext, shared->nslots * sizeof(char *));
 	last_samples_recover();
+	guard_warn_if_sampling_off();
 
 	while (!ShutdownRequestPending)
 	{
@@ -751,6 +752,7 @@ memprobe_sampler_main(Datum main_arg)
 		{
 			ConfigReloadPending = false;
 			ProcessConfigFile(PGC_SIGHUP);
+			guard_warn_if_sampling_off();
 		}
 	}
 	/* a clean shutdown (a crash ends the sampler with SIGQUIT, before this) */
