@@ -201,14 +201,28 @@ data_cap_process(int pid, int procno, TimestampTz stmt_start, int64 *cap_bytes)
 void
 data_cap_statement_end(void)
 {
+	/* what this process last wrote to its slot's ended_stmt */
+	static uint64 ended_written = 0;
 	int			procno = compat_my_proc_number();
 	CapSlot    *slot;
+	uint64		ended;
 
 	if (shared == NULL || MyBEEntry == NULL || procno < 0 || procno >= shared->nslots)
 		return;
 	slot = &shared->slots[procno];
-	pg_atomic_write_u64(&slot->ended_stmt, (uint64) MyBEEntry->st_activity_start_timestamp);
-	pg_memory_barrier();
+
+	/*
+	 * A statement ends here at least twice (its ExecutorRun, then its
+	 * ExecutorEnd): once written, and the barrier passed, the store needs no
+	 * repeating before the capped flag is read again.
+	 */
+	ended = (uint64) MyBEEntry->st_activity_start_timestamp;
+	if (ended != ended_written)
+	{
+		pg_atomic_write_u64(&slot->ended_stmt, ended);
+		pg_memory_barrier();
+		ended_written = ended;
+	}
 	if (pg_atomic_read_u32(&slot->capped) == 0 ||
 		pg_atomic_exchange_u32(&slot->capped, 0) == 0)
 		return;

@@ -782,6 +782,15 @@ sampler_statement_peak(TimestampTz stmt_start)
 	if (shared == NULL || procno < 0 || procno >= shared->nslots || stmt_start == 0)
 		return -1;
 	slot = &peak_slots()[procno];
+
+	/*
+	 * Most statements end before any sample saw them: one unlocked read of
+	 * the slot's statement tells, before the consistent copy.  Should the
+	 * sampler be writing this very statement's first peak as it ends, the
+	 * result is the one the copy gives when it reads the slot just before.
+	 */
+	if (((volatile PeakSlot *) slot)->stmt_start != stmt_start)
+		return -1;
 	if (!changecount_read(&slot->changecount, slot, &copy, sizeof(copy), READ_RETRIES))
 		return -1;
 	return (copy.pid == MyProcPid && copy.stmt_start == stmt_start) ? copy.stmt_peak : -1;

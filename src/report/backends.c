@@ -332,6 +332,33 @@ copy_cut(char *dst, const char *src, int size)
  */
 static MemoryContext top_portal_context = NULL;
 
+/*
+ * MemoryContextMemAllocated(top, true), walked in a loop instead of a call
+ * per context: each statement end sums these few contexts.
+ */
+static inline int64
+tree_bytes(MemoryContext top)
+{
+	int64		total = 0;
+	MemoryContext c = top;
+
+	for (;;)
+	{
+		total += (int64) c->mem_allocated;
+		if (c->firstchild != NULL)
+		{
+			c = c->firstchild;
+			continue;
+		}
+		/* up to the first ancestor below top with a next sibling */
+		while (c != top && c->nextchild == NULL)
+			c = c->parent;
+		if (c == top)
+			return total;
+		c = c->nextchild;
+	}
+}
+
 static int64
 bytes_to_compare(void)
 {
@@ -348,9 +375,9 @@ bytes_to_compare(void)
 				top_portal_context = c;
 	}
 	if (TopTransactionContext != NULL)
-		total += (int64) MemoryContextMemAllocated(TopTransactionContext, true);
+		total += tree_bytes(TopTransactionContext);
 	if (top_portal_context != NULL)
-		total += (int64) MemoryContextMemAllocated(top_portal_context, true);
+		total += tree_bytes(top_portal_context);
 	return total;
 }
 

@@ -204,6 +204,15 @@ typedef struct Execution
 static Execution *executions = NULL;
 
 /*
+ * The record of the outermost running execution, kept here rather than
+ * allocated in its executor context at each statement; the others (nested,
+ * or more portals open at once) are allocated there.  Either way, the reset
+ * callback of the executor context ends it.
+ */
+static Execution outermost_execution;
+static bool outermost_execution_in_use = false;
+
+/*
  * Top-level executions that ended in an error or a cancel, noted when their
  * executor context goes (execution_forget, during the abort) and added to
  * their entries by the transaction's abort callback, which may take the
@@ -896,9 +905,11 @@ execution_forget(void *arg)
 		if (*p == done)
 		{
 			*p = done->next;
-			return;
+			break;
 		}
 	}
+	if (done == &outermost_execution)
+		outermost_execution_in_use = false;
 }
 
 static inline Execution *
@@ -953,7 +964,15 @@ statements_executor_start(QueryDesc *queryDesc, int eflags)
 		(eflags & EXEC_FLAG_EXPLAIN_ONLY) == 0)
 	{
 		MemoryContext cxt = queryDesc->estate->es_query_cxt;
-		Execution  *e = MemoryContextAlloc(cxt, sizeof(Execution));
+		Execution  *e;
+
+		if (!outermost_execution_in_use)
+		{
+			e = &outermost_execution;
+			outermost_execution_in_use = true;
+		}
+		else
+			e = MemoryContextAlloc(cxt, sizeof(Execution));
 
 		if (failed == NULL)
 			failed_buffers();

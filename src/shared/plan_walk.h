@@ -15,6 +15,7 @@
 #include "nodes/bitmapset.h"
 #include "nodes/execnodes.h"
 #include "nodes/pg_list.h"
+#include "nodes/plannodes.h"
 
 /*
  * True if planstate_tree_walker would visit nothing below ps: no outer or
@@ -32,6 +33,21 @@ planstate_is_leaf(PlanState *ps)
 		!IsA(ps, AppendState) && !IsA(ps, MergeAppendState) &&
 		!IsA(ps, BitmapAndState) && !IsA(ps, BitmapOrState) &&
 		!IsA(ps, SubqueryScanState) && !IsA(ps, CustomScanState);
+}
+
+/*
+ * The same for a finished plan (before any executor state exists): no outer
+ * or inner plan, and not one of the node types that keep child plans in a
+ * field of their own.  A plan's initplans and subplans are in the
+ * PlannedStmt's subplans list, which the caller checks.
+ */
+static inline bool
+plan_is_leaf(Plan *plan)
+{
+	return plan->lefttree == NULL && plan->righttree == NULL &&
+		!IsA(plan, Append) && !IsA(plan, MergeAppend) &&
+		!IsA(plan, BitmapAnd) && !IsA(plan, BitmapOr) &&
+		!IsA(plan, SubqueryScan) && !IsA(plan, CustomScan);
 }
 
 /*

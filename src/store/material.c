@@ -43,6 +43,7 @@
 
 #include "shared/compat.h"
 #include "shared/observe_only.h"
+#include "shared/plan_walk.h"
 #include "store/tuplestore_layout.h"
 #include "store/material.h"
 
@@ -181,6 +182,9 @@ material_planner(Query *parse, const char *query_string, int cursorOptions,
 		stmt = standard_planner(parse, query_string, cursorOptions, boundParams);
 
 	if (!material_enabled || !memprobe_changes_plans() || !material_supported())
+		return stmt;
+	/* the common OLTP plan, one scan node: nothing to walk */
+	if (stmt->subplans == NIL && plan_is_leaf(stmt->planTree))
 		return stmt;
 
 	stmt->planTree = substitute_materials(stmt->planTree);
