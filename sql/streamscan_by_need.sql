@@ -29,7 +29,9 @@ ALTER TABLE bn ADD COLUMN a2 text;
 INSERT INTO bn (t, c1, c6, c11, a1, a2) SELECT 'new', g, g, g, g, 'a' || g FROM generate_series(1, 50) g;
 VACUUM ANALYZE bn;
 
--- Run q by need, column by column, and with core's Seq Scan: rows, and whether the three agree.
+-- Run q by need, column by column, by need with the plain-column projection's copy off
+-- (memprobe.streamscan_simple_projection), and with core's Seq Scan: rows, and whether the four
+-- agree.
 CREATE FUNCTION bn_same(q text, OUT nrows bigint, OUT same bool) LANGUAGE plpgsql AS $$
 DECLARE
   n_diff bigint;
@@ -38,16 +40,21 @@ BEGIN
   EXECUTE 'CREATE TEMP TABLE bn_a AS ' || q;
   PERFORM set_config('memprobe.streamscan_deform_by_need', 'off', true);
   EXECUTE 'CREATE TEMP TABLE bn_b AS ' || q;
+  PERFORM set_config('memprobe.streamscan_deform_by_need', 'on', true);
+  PERFORM set_config('memprobe.streamscan_simple_projection', 'off', true);
+  EXECUTE 'CREATE TEMP TABLE bn_d AS ' || q;
+  PERFORM set_config('memprobe.streamscan_simple_projection', 'on', true);
   PERFORM set_config('memprobe.enable_streamscan', 'off', true);
   EXECUTE 'CREATE TEMP TABLE bn_c AS ' || q;
   PERFORM set_config('memprobe.enable_streamscan', 'on', true);
-  PERFORM set_config('memprobe.streamscan_deform_by_need', 'on', true);
   EXECUTE 'SELECT count(*) FROM bn_a' INTO nrows;
   EXECUTE '(SELECT count(*) FROM ((TABLE bn_a EXCEPT ALL TABLE bn_b) UNION ALL (TABLE bn_b EXCEPT ALL TABLE bn_a)
-                                  UNION ALL (TABLE bn_a EXCEPT ALL TABLE bn_c) UNION ALL (TABLE bn_c EXCEPT ALL TABLE bn_a)) d)'
+                                  UNION ALL (TABLE bn_a EXCEPT ALL TABLE bn_c) UNION ALL (TABLE bn_c EXCEPT ALL TABLE bn_a)
+                                  UNION ALL (TABLE bn_a EXCEPT ALL TABLE bn_d) UNION ALL (TABLE bn_d EXCEPT ALL TABLE bn_a)) d)'
     INTO n_diff;
-  same := n_diff = 0 AND nrows = (SELECT count(*) FROM bn_b) AND nrows = (SELECT count(*) FROM bn_c);
-  DROP TABLE bn_a, bn_b, bn_c;
+  same := n_diff = 0 AND nrows = (SELECT count(*) FROM bn_b) AND nrows = (SELECT count(*) FROM bn_c)
+          AND nrows = (SELECT count(*) FROM bn_d);
+  DROP TABLE bn_a, bn_b, bn_c, bn_d;
 END $$;
 
 -- one column after a varlena (the seed's shape), several, every one; quals on later columns
@@ -59,6 +66,10 @@ SELECT * FROM bn_same($$SELECT length(t) lt, c2, v1, c7, length(v2) lv2, v3, a1,
 SELECT * FROM bn_same($$SELECT c11, a1 FROM bn WHERE c10 > 30 OR c10 IS NULL$$);
 SELECT * FROM bn_same($$SELECT a2, c6 FROM bn WHERE a1 <> 42$$);
 SELECT * FROM bn_same($$SELECT c5 * 2, upper(v1) FROM bn WHERE v1 LIKE 'v1%'$$);
+-- plain columns in another order, one twice, by-reference ones beside NULLs, and columns the tuples
+-- of before an ADD COLUMN lack (the copy of memprobe.streamscan_simple_projection)
+SELECT * FROM bn_same($$SELECT c11, t, c11 AS again, v2, c1, a2, a1, v1 FROM bn$$);
+SELECT * FROM bn_same($$SELECT v3, c7, c4, c5 FROM bn WHERE c1 % 3 = 1$$);
 -- count(*), and a qual alone
 SELECT * FROM bn_same($$SELECT count(*) FROM bn WHERE c11 > 1000$$);
 -- system columns beside user columns, a whole-row reference (every column), no projection

@@ -62,6 +62,9 @@ bool		streamscan_page_quals = true;
 /* memprobe.streamscan_deform_by_need */
 bool		streamscan_deform_by_need = true;
 
+/* memprobe.streamscan_simple_projection */
+bool		streamscan_simple_projection = true;
+
 /* memprobe.streamscan_batch_quals */
 bool		streamscan_batch_quals = true;
 
@@ -294,6 +297,16 @@ streamscan_init(void)
 							 "(tuples with a NULL before the last needed column are deformed column by "
 							 "column).  Takes effect at executor start.",
 							 &streamscan_deform_by_need,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+	DefineCustomBoolVariable("memprobe.streamscan_simple_projection",
+							 "Projects a streaming scan's rows by copying columns when it returns plain columns of the table.",
+							 "A targetlist of table columns (no expression, no system column) is a copy of "
+							 "those columns from the scanned tuple, as the expression machinery would make it, "
+							 "without its call per row.  Takes effect at executor start.",
+							 &streamscan_simple_projection,
 							 true,
 							 PGC_USERSET,
 							 0,

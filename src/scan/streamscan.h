@@ -26,6 +26,9 @@ extern int	streamscan_distance;
 extern bool streamscan_page_quals;
 extern bool streamscan_deform_by_need;
 
+/* memprobe.streamscan_simple_projection: plain-column projections copied, not evaluated */
+extern bool streamscan_simple_projection;
+
 /* memprobe.streamscan_batch_quals: tuples failing page quals passed over in one loop */
 extern bool streamscan_batch_quals;
 

@@ -117,6 +117,16 @@ typedef struct StreamScanState
 	bool		empty_tlist;
 
 	/*
+	 * memprobe.streamscan_simple_projection: a projection of plain columns
+	 * of the table is a copy of those columns (see simple_projection), or
+	 * proj_attnums is NULL and ExecProject runs it.
+	 */
+	bool		want_simple_projection;
+	AttrNumber *proj_attnums;	/* per output column, its column in the table */
+	int			proj_natts;
+	AttrNumber	proj_last;		/* the highest of them */
+
+	/*
 	 * Work done at the first fetch rather than at executor start, as core's
 	 * Seq Scan leaves its scan to the first fetch: a plan over many
 	 * partitions, or under EXPLAIN without ANALYZE, pays nothing for scans
@@ -229,6 +239,87 @@ streamscan_begin(CustomScanState *node, EState *estate, int eflags)
 		!(has_subplans && contain_subplans((Node *) scan->plan.qual));
 	s->want_by_need = streamscan_deform_by_need;
 	s->batch_quals = streamscan_batch_quals;
+	s->want_simple_projection = streamscan_simple_projection;
+}
+
+/*
+ * simple_projection
+ *		If every entry of the node's targetlist is a column of the table (a
+ *		user column, neither dropped nor of another type), set up the copy
+ *		that projects them: what ExecBuildProjectionInfo compiles such a
+ *		targetlist into (one fetch of the scan slot's columns up to the last
+ *		one read, then an EEOP_ASSIGN_SCAN_VAR step per entry), without the
+ *		expression machinery's call and dispatch per row.
+ */
+static void
+simple_projection(StreamScanState *s)
+{
+	CustomScanState *node = &s->css;
+	Scan	   *scan = (Scan *) node->ss.ps.plan;
+	TupleDesc	desc = RelationGetDescr(s->rel);
+	List	   *tlist = scan->plan.targetlist;
+	AttrNumber *attnums;
+	AttrNumber	last = 0;
+	int			n = 0;
+	ListCell   *lc;
+
+	if (node->ss.ps.ps_ProjInfo == NULL || s->empty_tlist)
+		return;
+	attnums = palloc(sizeof(AttrNumber) * list_length(tlist));
+	foreach(lc, tlist)
+	{
+		TargetEntry *tle = lfirst_node(TargetEntry, lc);
+		Var		   *var = (Var *) tle->expr;
+		Form_pg_attribute att;
+
+		if (var == NULL || !IsA(var, Var) || var->varno != scan->scanrelid ||
+			var->varlevelsup != 0 || var->varattno <= 0 || var->varattno > desc->natts)
+		{
+			pfree(attnums);
+			return;
+		}
+		att = TupleDescAttr(desc, var->varattno - 1);
+		if (att->attisdropped || att->atttypid != var->vartype)
+		{
+			pfree(attnums);
+			return;
+		}
+		attnums[n++] = var->varattno;
+		last = Max(last, var->varattno);
+	}
+	s->proj_attnums = attnums;
+	s->proj_natts = n;
+	s->proj_last = last;
+}
+
+/*
+ * project_columns
+ *		ExecProject for a simple_projection targetlist: the same result slot
+ *		with the same values, the scan slot's columns copied (by-reference
+ *		values point into the scanned tuple, as EEOP_ASSIGN_SCAN_VAR leaves
+ *		them).
+ */
+static inline TupleTableSlot *
+project_columns(StreamScanState *s, TupleTableSlot *scanslot)
+{
+	TupleTableSlot *result = s->css.ss.ps.ps_ProjInfo->pi_state.resultslot;
+	const AttrNumber *attnums = s->proj_attnums;
+	Datum	   *values;
+	bool	   *isnull;
+
+	ExecClearTuple(result);
+	slot_getsomeattrs(scanslot, s->proj_last);
+	values = result->tts_values;
+	isnull = result->tts_isnull;
+	for (int i = 0; i < s->proj_natts; i++)
+	{
+		values[i] = scanslot->tts_values[attnums[i] - 1];
+		isnull[i] = scanslot->tts_isnull[attnums[i] - 1];
+	}
+	/* as ExecProject marks its result slot */
+	result->tts_flags &= ~TTS_FLAG_EMPTY;
+	result->tts_nvalid = result->tts_tupleDescriptor->natts;
+	return result;
 }
 
 /*
@@ -307,6 +398,9 @@ prepare_scan(StreamScanState *s)
 			s->qual_deferred = true;
 		}
 	}
+
+	if (s->want_simple_projection)
+		simple_projection(s);
 
 	/* only what the quals and projection read (nothing: nothing to do) */
 	if (s->want_by_need)
@@ -931,6 +1025,8 @@ check:
 					ExecStoreVirtualTuple(result);
 				return result;
 			}
+			if (s->proj_attnums != NULL)
+				return project_columns(s, slot);
 			return ExecProject(proj);
 		}
 

@@ -91,18 +91,12 @@ deform_slot_init(TupleTableSlot *slot)
 	dslot->deform_desc = NULL;
 	dslot->deform_attrs = NULL;
 	dslot->need = NULL;
-	dslot->need_done = 0;
 }
 
 static void
 free_need(DeformNeed *need)
 {
-	pfree(need->need);
-	pfree(need->vars);
-	pfree(need->rank);
-	pfree(need->delta);
-	pfree(need->var_off);
-	pfree(need->var_end);
+	pfree(need->steps);
 	pfree(need);
 }
 
@@ -136,9 +130,8 @@ tuple_deform_set_need(TupleTableSlot *slot, Bitmapset *columns)
 {
 	DeformSlot *dslot = (DeformSlot *) slot;
 	TupleDesc	desc = slot->tts_tupleDescriptor;
-	MemoryContext old;
 	DeformNeed *need;
-	int			col;
+	int			nneed = 0;
 	int			nvars = 0;
 	int			base = -1;
 
@@ -146,24 +139,29 @@ tuple_deform_set_need(TupleTableSlot *slot, Bitmapset *columns)
 	if (dslot->need)
 		free_need(dslot->need);
 	dslot->need = NULL;
-	dslot->need_done = 0;
 	if (columns == NULL)
 		return;
 
-	old = MemoryContextSwitchTo(slot->tts_mcxt);
-	need = palloc0(sizeof(DeformNeed));
+	need = MemoryContextAllocZero(slot->tts_mcxt, sizeof(DeformNeed));
 	need->maxneed = Min(bms_prev_member(columns, -1) + 1, desc->natts);
-	need->need = palloc(sizeof(int16) * Max(bms_num_members(columns), 1));
-	col = -1;
-	while ((col = bms_next_member(columns, col)) >= 0 && col < need->maxneed)
-		need->need[need->nneed++] = col;
-
-	need->vars = palloc(sizeof(int16) * Max(need->maxneed, 1));
-	need->rank = palloc(sizeof(int16) * Max(need->maxneed, 1));
-	need->delta = palloc(sizeof(int32[8]) * Max(need->maxneed, 1));
-	for (col = 0; col < need->maxneed; col++)
+	need->steps = MemoryContextAlloc(slot->tts_mcxt, sizeof(DeformStep) * Max(need->maxneed, 1));
+	for (int col = 0; col < need->maxneed; col++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, col);
+		bool		needed = bms_is_member(col, columns);
+		DeformStep *st;
+
+		if (att->attlen > 0 && !needed)
+			continue;			/* reached by offset from its base */
+		st = &need->steps[need->nsteps++];
+		st->col = col;
+		st->attlen = att->attlen;
+		st->attbyval = att->attbyval;
+		st->is_base = att->attlen <= 0;
+		st->needed = needed;
+		st->alignby = att->attalign == TYPALIGN_DOUBLE ? ALIGNOF_DOUBLE :
+			att->attalign == TYPALIGN_INT ? ALIGNOF_INT :
+			att->attalign == TYPALIGN_SHORT ? ALIGNOF_SHORT : 1;
 
 		/* the offset past the base's end, for each phase of that end */
 		for (int phase = 0; phase < 8; phase++)
@@ -172,7 +170,7 @@ tuple_deform_set_need(TupleTableSlot *slot, Bitmapset *columns)
 
 			if (base < 0 && phase > 0)
 			{
-				need->delta[col][phase] = 0;	/* no base: the end is 0 */
+				st->delta[phase] = 0;	/* no base: the end is 0 */
 				continue;
 			}
 			for (int between = base + 1; between < col; between++)
@@ -183,30 +181,23 @@ tuple_deform_set_need(TupleTableSlot *slot, Bitmapset *columns)
 			}
 			if (att->attlen > 0)
 				off = att_align_nominal(off, att->attalign);
-			need->delta[col][phase] = off - phase;
+			st->delta[phase] = off - phase;
 		}
-		if (att->attlen > 0)
-			need->rank[col] = base < 0 ? -1 : nvars - 1;
-		else
+		if (needed)
+			nneed++;
+		if (st->is_base)
 		{
-			need->rank[col] = nvars;
-			need->vars[nvars++] = col;
+			nvars++;
 			base = col;
 		}
 	}
-	need->nvars = nvars;
-	need->var_off = palloc(sizeof(uint32) * Max(nvars, 1));
-	need->var_end = palloc(sizeof(uint32) * Max(nvars, 1));
-	MemoryContextSwitchTo(old);
 
 	/*
 	 * Worth it only when it skips enough columns: it visits the
 	 * variable-width columns and the needed ones, at a little more per
-	 * column than the walk (bench/callgrind --deform, instructions a row: a
-	 * text column, N ints, the int read: by need 636 and 638 for N = 2 and
-	 * 4, walked 626 and 682).
+	 * column than the walk (bench/callgrind --deform).
 	 */
-	if (need->maxneed <= nvars + need->nneed + 2)
+	if (need->maxneed <= nvars + nneed)
 	{
 		free_need(need);
 		return;
@@ -233,52 +224,25 @@ no_nulls_before(const bits8 *bp, int n)
 	return true;
 }
 
-/* Locate the variable-width columns of the current tuple up to vars[k]. */
-static inline void
-locate_vars(DeformSlot *dslot, const DeformAttr *attrs, char *tp, int k)
-{
-	DeformNeed *need = dslot->need;
-
-	for (int i = dslot->need_done; i <= k; i++)
-	{
-		int			col = need->vars[i];
-		const DeformAttr *att = &attrs[col];
-		uint32		off;
-
-		if (i == 0)
-			off = need->delta[col][0];
-		else
-		{
-			uint32		end = need->var_end[i - 1];
-
-			off = end + need->delta[col][end & 7];
-		}
-		if (att->attlen == -1)
-			off = deform_align_varlena(off, att->alignby, tp + off);
-		else
-			off = deform_align(off, att->alignby);
-		need->var_off[i] = off;
-		need->var_end[i] = att_addlength_pointer(off, att->attlen, tp + off);
-	}
-	if (k >= dslot->need_done)
-		dslot->need_done = k + 1;
-}
-
 /*
  * deform_by_need
  *		Fill the needed columns among tts_nvalid .. natts - 1 (natts no more
- *		than the tuple has), each from its base's end, and count them all
- *		valid.  The tuple has no NULL before maxneed.
+ *		than the tuple has), and count them all valid: the steps of the
+ *		slot's need, from the first for a new tuple, else from where the
+ *		previous call stopped.  The tuple has no NULL before maxneed.
  */
-static void
+static inline void
 deform_by_need(DeformSlot *dslot, char *tp, int natts)
 {
 	TupleTableSlot *slot = &dslot->base.base.base;
 	DeformNeed *need = dslot->need;
-	const DeformAttr *attrs = dslot->deform_attrs;
+	const DeformStep *steps = need->steps;
+	int			nsteps = need->nsteps;
 	Datum	   *values = slot->tts_values;
 	bool	   *isnull = slot->tts_isnull;
 	int			from = slot->tts_nvalid;
+	int			s;
+	uint32		end;
 
 #ifdef USE_ASSERT_CHECKING
 	/* what no one may read: poison, so that a reader shows in tests */
@@ -289,42 +253,40 @@ deform_by_need(DeformSlot *dslot, char *tp, int natts)
 	}
 #endif
 
-	for (int i = 0; i < need->nneed; i++)
+	if (from == 0)
 	{
-		int			col = need->need[i];
-		const DeformAttr *att = &attrs[col];
-		int			k = need->rank[col];
+		s = 0;
+		end = 0;
+	}
+	else
+	{
+		/* every step before next_step is for a column below from */
+		s = need->next_step;
+		end = need->base_end;
+	}
+	for (; s < nsteps; s++)
+	{
+		const DeformStep *st = &steps[s];
 		uint32		off;
 
-		if (col < from)
-			continue;
-		if (col >= natts)
+		if (st->col >= natts)
 			break;
-		if (att->attlen > 0)
+		off = end + st->delta[end & 7];
+		if (st->is_base)
 		{
-			if (att->cacheoff >= 0)
-				off = att->cacheoff;
-			else if (k < 0)
-				off = need->delta[col][0];
+			if (st->attlen == -1)
+				off = deform_align_varlena(off, st->alignby, tp + off);
 			else
-			{
-				uint32		end;
-
-				if (k >= dslot->need_done)
-					locate_vars(dslot, attrs, tp, k);
-				end = need->var_end[k];
-				off = end + need->delta[col][end & 7];
-			}
+				off = deform_align(off, st->alignby);
+			end = att_addlength_pointer(off, st->attlen, tp + off);
+			if (!st->needed)
+				continue;
 		}
-		else
-		{
-			if (k >= dslot->need_done)
-				locate_vars(dslot, attrs, tp, k);
-			off = need->var_off[k];
-		}
-		values[col] = fetch_att(tp + off, att->attbyval, att->attlen);
-		isnull[col] = false;
+		values[st->col] = fetch_att(tp + off, st->attbyval, st->attlen);
+		isnull[st->col] = false;
 	}
+	need->next_step = s;
+	need->base_end = end;
 	slot->tts_nvalid = Max(natts, from);
 }
 
@@ -405,12 +367,28 @@ memprobe_deform(TupleTableSlot *slot, int natts)
 	bool		hasnulls = HeapTupleHasNulls(tuple);
 	bits8	   *bp = tup->t_bits;
 	const DeformAttr *attrs;
-	char	   *tp;
+	char	   *tp = (char *) tup + tup->t_hoff;
 	uint32		off;
 	bool		slow;
 	int			attnum;
 
 	Assert(!TTS_EMPTY(slot));
+
+	/* only as many columns as the tuple has */
+	natts = Min(HeapTupleHeaderGetNatts(tup), natts);
+
+	/*
+	 * By need: when no column up to the last needed one is NULL (then every
+	 * call for this tuple takes this way, and a later call resumes from the
+	 * step the previous one stopped at).
+	 */
+	if (dslot->need != NULL &&
+		(!hasnulls ||
+		 no_nulls_before(bp, Min(dslot->need->maxneed, HeapTupleHeaderGetNatts(tup)))))
+	{
+		deform_by_need(dslot, tp, natts);
+		return;
+	}
 
 	if (unlikely(dslot->deform_desc != slot->tts_tupleDescriptor))
 	{
@@ -422,26 +400,6 @@ memprobe_deform(TupleTableSlot *slot, int natts)
 		dslot->deform_desc = slot->tts_tupleDescriptor;
 	}
 	attrs = dslot->deform_attrs;
-
-	/* only as many columns as the tuple has */
-	natts = Min(HeapTupleHeaderGetNatts(tup), natts);
-
-	tp = (char *) tup + tup->t_hoff;
-
-	/*
-	 * By need: when no column up to the last needed one is NULL (then every
-	 * call for this tuple takes this way, and a later call resumes from the
-	 * variable-width columns located so far).
-	 */
-	if (dslot->need != NULL &&
-		(!hasnulls ||
-		 no_nulls_before(bp, Min(dslot->need->maxneed, HeapTupleHeaderGetNatts(tup)))))
-	{
-		if (slot->tts_nvalid == 0)
-			dslot->need_done = 0;
-		deform_by_need(dslot, tp, natts);
-		return;
-	}
 
 	attnum = slot->tts_nvalid;
 	if (attnum == 0)

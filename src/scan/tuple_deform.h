@@ -58,23 +58,32 @@ deform_align_varlena(uint32 off, uint8 alignby, const char *ptr)
  * owns the slot reads, and how to reach each without walking the columns
  * before it.  A column's offset is fixed relative to the end of the last
  * variable-width column before it (its "base"), given that end's phase
- * modulo 8 (alignments are 1, 2, 4 or 8): delta[col][phase].  For a
+ * modulo 8 (alignments are 1, 2, 4 or 8): delta[phase].  For a
  * variable-width column that is the offset before its own alignment, which
- * depends on its header.  Only valid for tuples with no NULL before
- * 'maxneed'; the others are deformed column by column.
+ * depends on its header.  The work for a tuple is a list of steps in column
+ * order, one per variable-width column below 'maxneed' (each locates the
+ * next base) and one per needed fixed-width column.  Only valid for tuples
+ * with no NULL before 'maxneed'; the others are deformed column by column.
  */
+typedef struct DeformStep
+{
+	int32		delta[8];		/* offset past the base's end, by its phase */
+	int16		col;
+	int16		attlen;
+	bool		attbyval;
+	bool		is_base;		/* variable-width: the base of what follows */
+	bool		needed;			/* its value goes into the slot */
+	uint8		alignby;
+} DeformStep;
+
 typedef struct DeformNeed
 {
 	int			maxneed;		/* 1 + the highest needed column */
-	int			nneed;
-	int16	   *need;			/* the needed columns, ascending */
-	int			nvars;
-	int16	   *vars;			/* variable-width columns below maxneed, ascending */
-	int16	   *rank;			/* per column below maxneed: its base's index in vars, or -1;
-								 * for a variable-width column, its own index */
-	int32	  (*delta)[8];		/* per column below maxneed, see above */
-	uint32	   *var_off;		/* per var, for the current tuple: its offset */
-	uint32	   *var_end;		/* ... and where it ends */
+	int			nsteps;
+	DeformStep *steps;
+	/* the current tuple's: the next step, and its base's end (resumed by a later call) */
+	int			next_step;
+	uint32		base_end;
 } DeformNeed;
 
 /* The slot: a BufferHeapTupleTableSlot and the compact column array. */
@@ -84,7 +93,6 @@ typedef struct DeformSlot
 	TupleDesc	deform_desc;	/* descriptor deform_attrs was built for */
 	DeformAttr *deform_attrs;	/* in the slot's memory context */
 	DeformNeed *need;			/* deformation by need, or NULL: every column */
-	int			need_done;		/* vars of the current tuple located so far */
 } DeformSlot;
 
 extern PGDLLIMPORT TupleTableSlotOps memprobe_deform_slot_ops;
@@ -120,7 +128,6 @@ deform_slot_store(TupleTableSlot *slot, HeapTuple tuple, Buffer buffer)
 
 	slot->tts_flags &= ~TTS_FLAG_EMPTY;
 	slot->tts_nvalid = 0;
-	((DeformSlot *) slot)->need_done = 0;
 	bslot->base.tuple = tuple;
 	bslot->base.off = 0;
 	slot->tts_tid = tuple->t_self;
