@@ -193,9 +193,10 @@ tuple_deform_set_need(TupleTableSlot *slot, Bitmapset *columns)
 	}
 
 	/*
-	 * Worth it only when it skips enough columns: it visits the
-	 * variable-width columns and the needed ones, at a little more per
-	 * column than the walk (bench/callgrind --deform).
+	 * Worth it wherever it skips a column: a step costs about what the walk
+	 * spends on a column (bench/callgrind --deform on 15, instructions a row
+	 * for a text, N ints and the last int read: N = 1 by need 571, walked
+	 * 613; N = 15 581 and 1,015).
 	 */
 	if (need->maxneed <= nvars + nneed)
 	{
