@@ -92,6 +92,7 @@
 #include "report/backends.h"
 #include "shared/compat.h"
 #include "shared/context_types.h"
+#include "shared/memory_tree.h"
 #include "shared/stats_privileges.h"
 
 /* memprobe.publish_interval (ms; -1: never publish; 0: at every statement end) and memprobe.publish_contexts */
@@ -332,33 +333,6 @@ copy_cut(char *dst, const char *src, int size)
  */
 static MemoryContext top_portal_context = NULL;
 
-/*
- * MemoryContextMemAllocated(top, true), walked in a loop instead of a call
- * per context: each statement end sums these few contexts.
- */
-static inline int64
-tree_bytes(MemoryContext top)
-{
-	int64		total = 0;
-	MemoryContext c = top;
-
-	for (;;)
-	{
-		total += (int64) c->mem_allocated;
-		if (c->firstchild != NULL)
-		{
-			c = c->firstchild;
-			continue;
-		}
-		/* up to the first ancestor below top with a next sibling */
-		while (c != top && c->nextchild == NULL)
-			c = c->parent;
-		if (c == top)
-			return total;
-		c = c->nextchild;
-	}
-}
-
 static int64
 bytes_to_compare(void)
 {
@@ -375,9 +349,9 @@ bytes_to_compare(void)
 				top_portal_context = c;
 	}
 	if (TopTransactionContext != NULL)
-		total += tree_bytes(TopTransactionContext);
+		total += memory_tree_bytes(TopTransactionContext);
 	if (top_portal_context != NULL)
-		total += tree_bytes(top_portal_context);
+		total += memory_tree_bytes(top_portal_context);
 	return total;
 }
 

@@ -86,6 +86,7 @@
 #include "guard/sampler.h"
 #include "shared/compat.h"
 #include "store/material.h"
+#include "shared/memory_tree.h"
 #include "shared/plan_walk.h"
 #include "report/query_texts.h"
 #include "report/statements.h"
@@ -924,7 +925,7 @@ execution_find(QueryDesc *queryDesc)
 static inline void
 execution_sample(Execution *e)
 {
-	int64		held = (int64) MemoryContextMemAllocated(e->query_desc->estate->es_query_cxt, true);
+	int64		held = memory_tree_bytes(e->query_desc->estate->es_query_cxt);
 
 	e->mem_peak = Max(e->mem_peak, held);
 }
