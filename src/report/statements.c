@@ -967,11 +967,9 @@ statements_executor_start(QueryDesc *queryDesc, int eflags)
 		MemoryContext cxt = queryDesc->estate->es_query_cxt;
 		Execution  *e;
 
+		/* claimed only once nothing below can fail: the callback frees it */
 		if (!outermost_execution_in_use)
-		{
 			e = &outermost_execution;
-			outermost_execution_in_use = true;
-		}
 		else
 			e = MemoryContextAlloc(cxt, sizeof(Execution));
 
@@ -998,6 +996,8 @@ statements_executor_start(QueryDesc *queryDesc, int eflags)
 		e->ended = false;
 		e->callback.func = execution_forget;
 		e->callback.arg = e;
+		if (e == &outermost_execution)
+			outermost_execution_in_use = true;
 		MemoryContextRegisterResetCallback(cxt, &e->callback);
 		e->next = executions;
 		executions = e;

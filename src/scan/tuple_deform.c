@@ -131,8 +131,6 @@ tuple_deform_set_need(TupleTableSlot *slot, Bitmapset *columns)
 	DeformSlot *dslot = (DeformSlot *) slot;
 	TupleDesc	desc = slot->tts_tupleDescriptor;
 	DeformNeed *need;
-	int			nneed = 0;
-	int			nvars = 0;
 	int			base = -1;
 
 	Assert(slot->tts_ops == &memprobe_deform_slot_ops);
@@ -183,22 +181,18 @@ tuple_deform_set_need(TupleTableSlot *slot, Bitmapset *columns)
 				off = att_align_nominal(off, att->attalign);
 			st->delta[phase] = off - phase;
 		}
-		if (needed)
-			nneed++;
 		if (st->is_base)
-		{
-			nvars++;
 			base = col;
-		}
 	}
 
 	/*
-	 * Worth it wherever it skips a column: a step costs about what the walk
+	 * Worth it wherever it skips a column, that is unless there is a step
+	 * for every column below maxneed: a step costs about what the walk
 	 * spends on a column (bench/callgrind --deform on 15, instructions a row
 	 * for a text, N ints and the last int read: N = 1 by need 571, walked
 	 * 613; N = 15 581 and 1,015).
 	 */
-	if (need->maxneed <= nvars + nneed)
+	if (need->maxneed <= need->nsteps)
 	{
 		free_need(need);
 		return;
