@@ -52,17 +52,17 @@ extern void guard_after_sample(GuardCandidate *candidates, int n, TimestampTz sa
 extern void guard_translate_cancel(MemoryContext cxt);
 
 /*
- * In a backend, from the executor's hooks at the top level: a query starts
- * (ExecutorStart) or ends (ExecutorEnd).  A portal run by several Execute
- * messages is one query over several statement timestamps; the guard's
- * cancel of one of them is still meant for the query.
- */
-/*
  * In the sampler, at its start and after each reload: one WARNING when a
  * guard limit is set while sampling is off.
  */
 extern void guard_warn_if_sampling_off(void);
 
+/*
+ * In a backend, from the executor's hooks at the top level: a query starts
+ * (ExecutorStart) or ends (ExecutorEnd).  A portal run by several Execute
+ * messages is one query over several statement timestamps; the guard's
+ * cancel of one of them is still meant for the query.
+ */
 extern void guard_top_level_query_started(void);
 extern void guard_top_level_query_ended(void);
 

@@ -270,16 +270,11 @@ simple_projection(StreamScanState *s)
 	{
 		TargetEntry *tle = lfirst_node(TargetEntry, lc);
 		Var		   *var = (Var *) tle->expr;
-		Form_pg_attribute att;
 
 		if (var == NULL || !IsA(var, Var) || var->varno != scan->scanrelid ||
-			var->varlevelsup != 0 || var->varattno <= 0 || var->varattno > desc->natts)
-		{
-			pfree(attnums);
-			return;
-		}
-		att = TupleDescAttr(desc, var->varattno - 1);
-		if (att->attisdropped || att->atttypid != var->vartype)
+			var->varlevelsup != 0 || var->varattno <= 0 || var->varattno > desc->natts ||
+			TupleDescAttr(desc, var->varattno - 1)->attisdropped ||
+			TupleDescAttr(desc, var->varattno - 1)->atttypid != var->vartype)
 		{
 			pfree(attnums);
 			return;

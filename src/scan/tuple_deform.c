@@ -31,6 +31,15 @@
 /* core's buffer slot with our init/release/getsomeattrs; set by tuple_deform_init */
 TupleTableSlotOps memprobe_deform_slot_ops;
 
+/* The alignment in bytes of a pg_attribute.attalign code. */
+static inline uint8
+alignby_of(char attalign)
+{
+	return attalign == TYPALIGN_DOUBLE ? ALIGNOF_DOUBLE :
+		attalign == TYPALIGN_INT ? ALIGNOF_INT :
+		attalign == TYPALIGN_SHORT ? ALIGNOF_SHORT : 1;
+}
+
 /*
  * tuple_deform_attrs
  *		The compact column array for a descriptor, in context 'cxt'.
@@ -54,9 +63,7 @@ tuple_deform_attrs(TupleDesc desc, MemoryContext cxt)
 
 		d->attlen = att->attlen;
 		d->attbyval = att->attbyval;
-		d->alignby = att->attalign == TYPALIGN_DOUBLE ? ALIGNOF_DOUBLE :
-			att->attalign == TYPALIGN_INT ? ALIGNOF_INT :
-			att->attalign == TYPALIGN_SHORT ? ALIGNOF_SHORT : 1;
+		d->alignby = alignby_of(att->attalign);
 		d->cacheoff = -1;
 
 		if (!known)
@@ -157,9 +164,7 @@ tuple_deform_set_need(TupleTableSlot *slot, Bitmapset *columns)
 		st->attbyval = att->attbyval;
 		st->is_base = att->attlen <= 0;
 		st->needed = needed;
-		st->alignby = att->attalign == TYPALIGN_DOUBLE ? ALIGNOF_DOUBLE :
-			att->attalign == TYPALIGN_INT ? ALIGNOF_INT :
-			att->attalign == TYPALIGN_SHORT ? ALIGNOF_SHORT : 1;
+		st->alignby = alignby_of(att->attalign);
 
 		/* the offset past the base's end, for each phase of that end */
 		for (int phase = 0; phase < 8; phase++)
