@@ -88,6 +88,12 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# Hidden symbols but for what the server looks up by name (shared/compat.h): PGXS does this itself
+# from PostgreSQL 16 on (CFLAGS_SL_MODULE), and for 15 it is done here.
+ifeq ($(strip $(CFLAGS_SL_MODULE)),)
+override CFLAGS += -fvisibility=hidden
+endif
+
 prove_installcheck:
 	$(prove_installcheck)
 

@@ -50,7 +50,7 @@
 
 MEMPROBE_MODULE_MAGIC;
 
-void		_PG_init(void);
+PGDLLEXPORT void _PG_init(void);
 
 static shmem_startup_hook_type prev_shmem_startup = NULL;
 

@@ -184,7 +184,7 @@ like($off_log,
 # planner at a pause point (test builds only) while the process is over the limit
 SKIP:
 {
-	skip 'a production build has no pause points', 2
+	skip 'a production build has no pause points', 4
 	  unless $node->safe_psql('postgres',
 		"SELECT count(*) FROM pg_settings WHERE name = 'memprobe.test_pause_at'") eq '1';
 	my $holder = $node->background_psql('postgres');
@@ -209,6 +209,22 @@ SKIP:
 	like($planned->{stderr},
 		qr/canceling statement because backend memory \d+ MB exceeded memprobe\.backend_memory_limit \(150 MB\)/,
 		'with the guard\'s error');
+	# A client's own statement gets it from the emit_log_hook (its planner runs no handler);
+	# one planned inside a PL/pgSQL block gets it from the planner hook's handler, before the
+	# block's: the block catches out_of_memory, which core's cancel (57014) is not.  The
+	# handler's SET (planned by no planner) lets its RAISE be planned without the pause.
+	$planned->{stderr} = '';
+	$planned->query_until(qr/started/,
+		"\\echo started\nDO \$\$ BEGIN PERFORM 42; EXCEPTION WHEN out_of_memory THEN SET memprobe.test_pause_at = ''; RAISE NOTICE 'caught: %', SQLERRM; END \$\$;\n"
+	);
+	ok( $node->poll_query_until(
+			'postgres',
+			"SELECT state = 'idle' FROM pg_stat_activity WHERE pid = $planned_pid"),
+		'a statement held in the planner inside a PL/pgSQL block is cancelled');
+	$planned->query('SELECT 1');
+	like($planned->{stderr},
+		qr/NOTICE:  caught: canceling statement because backend memory \d+ MB exceeded memprobe\.backend_memory_limit/,
+		'and the block\'s handler for out_of_memory catches the guard\'s error');
 	$planned->quit;
 	$holder->quit;
 	$node->append_conf('postgresql.conf', "memprobe.backend_memory_limit = 0\n");

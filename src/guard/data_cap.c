@@ -201,15 +201,22 @@ data_cap_process(int pid, int procno, TimestampTz stmt_start, int64 *cap_bytes)
 void
 data_cap_statement_end(void)
 {
-	/* what this process last wrote to its slot's ended_stmt */
+	/* this process's slot once found (its number is its own for life), and
+	 * what it last wrote to the slot's ended_stmt */
+	static CapSlot *slot = NULL;
 	static uint64 ended_written = 0;
-	int			procno = compat_my_proc_number();
-	CapSlot    *slot;
 	uint64		ended;
 
-	if (shared == NULL || MyBEEntry == NULL || procno < 0 || procno >= shared->nslots)
+	if (unlikely(slot == NULL))
+	{
+		int			procno = compat_my_proc_number();
+
+		if (shared == NULL || procno < 0 || procno >= shared->nslots)
+			return;
+		slot = &shared->slots[procno];
+	}
+	if (MyBEEntry == NULL)
 		return;
-	slot = &shared->slots[procno];
 
 	/*
 	 * A statement ends here at least twice (its ExecutorRun, then its

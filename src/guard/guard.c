@@ -29,7 +29,8 @@
  * (guard_translate_cancel) and, when the slot names the statement that
  * was running, raise in its place ERRCODE_OUT_OF_MEMORY (53200) with the
  * guard's message, so that clients, logs and PL/pgSQL handlers see what
- * happened; its planner_hook does the same while a statement is planned.  A
+ * happened; its planner_hook does the same while a statement is planned
+ * where a handler could catch the cancel (guard_planner).  A
  * cancel is sent only if the statement sampled is still the one running
  * (statement_still_running), so that it does not fail the next statement
  * with core's "canceling statement due to user request"; one that still
@@ -84,6 +85,7 @@
 #include "guard/data_cap.h"
 #include "guard/guard.h"
 #include "guard/sampler.h"
+#include "report/statements.h"
 #include "shared/injection.h"
 #include "shared/changecount.h"
 #include "shared/compat.h"
@@ -1074,11 +1076,43 @@ guard_emit_log(ErrorData *edata)
 		prev_emit_log(edata);
 }
 
+/* The next planner in the chain, or core's. */
+static PlannedStmt *
+run_planner(Query *parse, const char *query_string, int cursorOptions,
+			ParamListInfo boundParams)
+{
+	MEMPROBE_INJECTION_POINT("guard-planner");
+	if (prev_planner)
+		return prev_planner(parse, query_string, cursorOptions, boundParams);
+	return standard_planner(parse, query_string, cursorOptions, boundParams);
+}
+
+/*
+ * Does an ERROR reach the server log, and so guard_emit_log?  Not when
+ * log_min_messages is above it (FATAL, PANIC) or is LOG, which core orders
+ * above ERROR for the log (is_log_level_output).
+ */
+static inline bool
+errors_reach_log(void)
+{
+	return log_min_messages <= ERROR && log_min_messages != LOG;
+}
+
 /*
  * planner_hook: a statement cancelled while it is planned (constant folding
  * can allocate, and a process may be over the limit from before) fails with
  * the guard's error too; memprobe's executor and utility hooks do the same
  * for the rest of a statement (statements.c).
+ *
+ * A client's own statement, planned outside any subtransaction, needs no
+ * handler here: nothing between this hook and the top level can catch the
+ * cancel (PL/pgSQL handlers and savepoints run in a subtransaction of their
+ * own), so it reaches guard_emit_log, which gives it the same error before
+ * the client or the log sees it.  The handler (PG_TRY's setjmp and its
+ * bookkeeping, some 30 of the ~1,400 instructions memprobe adds to a pgbench
+ * -S statement: bench/RESULTS.md) is left out there; statements planned
+ * inside functions, utility statements or subtransactions, and any while
+ * the log does not see ERRORs, still get it.
  */
 static PlannedStmt *
 guard_planner(Query *parse, const char *query_string, int cursorOptions,
@@ -1087,13 +1121,13 @@ guard_planner(Query *parse, const char *query_string, int cursorOptions,
 	MemoryContext cxt = CurrentMemoryContext;
 	PlannedStmt *stmt;
 
+	if (statements_nesting_level() == 0 && GetCurrentTransactionNestLevel() == 1 &&
+		errors_reach_log())
+		return run_planner(parse, query_string, cursorOptions, boundParams);
+
 	PG_TRY();
 	{
-		MEMPROBE_INJECTION_POINT("guard-planner");
-		if (prev_planner)
-			stmt = prev_planner(parse, query_string, cursorOptions, boundParams);
-		else
-			stmt = standard_planner(parse, query_string, cursorOptions, boundParams);
+		stmt = run_planner(parse, query_string, cursorOptions, boundParams);
 	}
 	PG_CATCH();
 	{

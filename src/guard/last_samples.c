@@ -43,6 +43,7 @@
 
 #include "guard/last_samples.h"
 #include "guard/sampler.h"
+#include "shared/compat.h"
 
 #define LAST_SAMPLES_FILE	"pg_stat_tmp/memprobe_last_samples"
 #define LAST_SAMPLES_TEMP	"pg_stat_tmp/memprobe_last_samples.tmp"

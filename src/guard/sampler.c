@@ -775,13 +775,20 @@ sampler_sampling(void)
 int64
 sampler_statement_peak(TimestampTz stmt_start)
 {
-	int			procno = compat_my_proc_number();
-	PeakSlot   *slot;
+	/* this process's slot once found: its number is its own for life */
+	static PeakSlot *slot = NULL;
 	PeakSlot	copy;
 
-	if (shared == NULL || procno < 0 || procno >= shared->nslots || stmt_start == 0)
+	if (unlikely(slot == NULL))
+	{
+		int			procno = compat_my_proc_number();
+
+		if (shared == NULL || procno < 0 || procno >= shared->nslots)
+			return -1;
+		slot = &peak_slots()[procno];
+	}
+	if (stmt_start == 0)
 		return -1;
-	slot = &peak_slots()[procno];
 
 	/*
 	 * Most statements end before any sample saw them: one unlocked read of

@@ -13,5 +13,6 @@
 extern void statements_init(void);
 extern void statements_install_hooks(void);
 extern Size statements_shmem_size(void);
+extern int	statements_nesting_level(void);
 
 #endif							/* MEMPROBE_STATEMENTS_H */

@@ -41,6 +41,33 @@
 #endif
 
 /*
+ * Exported symbols: only what the server looks up in memprobe.so by name
+ * (the magic block, _PG_init, the SQL functions and their info records, the
+ * sampler's entry point).  From 16, PGXS builds modules with
+ * -fvisibility=hidden and PGDLLEXPORT marks those; 15's does neither, so the
+ * Makefile adds the flag and this the marks (15's PG_FUNCTION_INFO_V1 marks
+ * only the info record).  Hidden symbols are also cheaper: a hook's reads of
+ * memprobe's own variables and its calls into memprobe's other files go
+ * direct, not through the GOT and the PLT.  Every file that defines an SQL
+ * function includes this header before its PG_FUNCTION_INFO_V1.
+ */
+#if PG_VERSION_NUM < 160000 && defined(__GNUC__)
+#undef PGDLLEXPORT
+#define PGDLLEXPORT __attribute__((visibility("default")))
+#undef PG_FUNCTION_INFO_V1
+#define PG_FUNCTION_INFO_V1(funcname) \
+extern PGDLLEXPORT Datum funcname(PG_FUNCTION_ARGS); \
+extern PGDLLEXPORT const Pg_finfo_record * CppConcat(pg_finfo_,funcname)(void); \
+const Pg_finfo_record * \
+CppConcat(pg_finfo_,funcname) (void) \
+{ \
+	static const Pg_finfo_record my_finfo = { 1 }; \
+	return &my_finfo; \
+} \
+extern int no_such_variable
+#endif
+
+/*
  * The Bump allocator (bump.c) arrived in PostgreSQL 17.  It has no per-chunk
  * header, so pfree, repalloc and GetMemoryChunkSpace are not supported on its
  * chunks; only a reset or delete of the whole context releases memory.

@@ -445,7 +445,7 @@ explain_storage_executor_start(QueryDesc *queryDesc, int eflags)
 	 * Queries started while an explained one runs are its functions' (or an
 	 * EXPLAIN memprobe did not wrap): not the frame's.
 	 */
-	if (current_frame != NULL && current_frame->queries == NIL &&
+	if (unlikely(current_frame != NULL) && current_frame->queries == NIL &&
 		is_explained_query(queryDesc, eflags))
 	{
 		MemoryContext old = MemoryContextSwitchTo(current_frame->cxt);
@@ -455,26 +455,35 @@ explain_storage_executor_start(QueryDesc *queryDesc, int eflags)
 	}
 }
 
+/* Number the explained query's nodes before they end (ExecutorEnd). */
+static pg_noinline void
+number_explained_query(QueryDesc *queryDesc)
+{
+	PlanState  *ps = queryDesc->planstate;
+	NumberWalk	walk = {current_frame, queryDesc->plannedstmt, NULL, NIL, -1};
+	MemoryContext work = AllocSetContextCreate(CurrentMemoryContext,
+											   "memprobe EXPLAIN numbering",
+											   ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(work);
+
+	current_frame->queries = list_delete_ptr(current_frame->queries, queryDesc);
+	/* ExplainPrintPlan() skips an invisible Gather */
+	if (IsA(ps, GatherState) && ((Gather *) ps->plan)->invisible)
+		ps = outerPlanState(ps);
+	number_node(ps, NIL, &walk);
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(work);
+}
+
+/*
+ * Every statement's ExecutorEnd comes here, nearly all without an EXPLAIN
+ * running: the work is out of line, so that this is a test and a jump.
+ */
 static void
 explain_storage_executor_end(QueryDesc *queryDesc)
 {
-	if (current_frame != NULL && list_member_ptr(current_frame->queries, queryDesc))
-	{
-		PlanState  *ps = queryDesc->planstate;
-		NumberWalk	walk = {current_frame, queryDesc->plannedstmt, NULL, NIL, -1};
-		MemoryContext work = AllocSetContextCreate(CurrentMemoryContext,
-												   "memprobe EXPLAIN numbering",
-												   ALLOCSET_DEFAULT_SIZES);
-		MemoryContext old = MemoryContextSwitchTo(work);
-
-		current_frame->queries = list_delete_ptr(current_frame->queries, queryDesc);
-		/* ExplainPrintPlan() skips an invisible Gather */
-		if (IsA(ps, GatherState) && ((Gather *) ps->plan)->invisible)
-			ps = outerPlanState(ps);
-		number_node(ps, NIL, &walk);
-		MemoryContextSwitchTo(old);
-		MemoryContextDelete(work);
-	}
+	if (unlikely(current_frame != NULL) && list_member_ptr(current_frame->queries, queryDesc))
+		number_explained_query(queryDesc);
 
 	if (prev_executor_end)
 		prev_executor_end(queryDesc);

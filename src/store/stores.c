@@ -583,6 +583,17 @@ forget_query(void *arg)
 	}
 }
 
+/* allocates nothing unless it finds a node to take over or a sub plan */
+static pg_noinline void
+start_walk(QueryDesc *queryDesc, bool claim, bool watch)
+{
+	StartWalk	walk = {queryDesc->estate, NULL, claim, watch};
+
+	subplan_walk_init(&walk.subplans, queryDesc->estate);
+	(void) start_walker(queryDesc->planstate, &walk);
+	subplan_walk_end(&walk.subplans);
+}
+
 static void
 stores_executor_start(QueryDesc *queryDesc, int eflags)
 {
@@ -594,22 +605,19 @@ stores_executor_start(QueryDesc *queryDesc, int eflags)
 	else
 		standard_ExecutorStart(queryDesc, eflags);
 
-	/* a plan of one node has none of these nodes but a lone Function Scan */
+	/*
+	 * A plan of one node has none of these nodes but a lone Function Scan:
+	 * an OLTP statement's plan is settled by that test alone.
+	 */
+	if (queryDesc->planstate == NULL ||
+		(planstate_is_leaf(queryDesc->planstate) &&
+		 !IsA(queryDesc->planstate, FunctionScanState) &&
+		 !IsA(queryDesc->planstate, TableFuncScanState)))
+		return;
 	claim = stores_enabled && memprobe_changes_plans();
 	watch = queryDesc->instrument_options != 0;
-	if ((claim || watch) && queryDesc->planstate != NULL &&
-		(!planstate_is_leaf(queryDesc->planstate) ||
-		 IsA(queryDesc->planstate, FunctionScanState) ||
-		 IsA(queryDesc->planstate, TableFuncScanState)) &&
-		(eflags & EXEC_FLAG_EXPLAIN_ONLY) == 0 && material_supported())
-	{
-		/* allocates nothing unless it finds a node to take over or a sub plan */
-		StartWalk	walk = {queryDesc->estate, NULL, claim, watch};
-
-		subplan_walk_init(&walk.subplans, queryDesc->estate);
-		(void) start_walker(queryDesc->planstate, &walk);
-		subplan_walk_end(&walk.subplans);
-	}
+	if ((claim || watch) && (eflags & EXEC_FLAG_EXPLAIN_ONLY) == 0 && material_supported())
+		start_walk(queryDesc, claim, watch);
 }
 
 /* ------------------------------------------------------------------------

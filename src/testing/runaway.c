@@ -25,6 +25,8 @@
 #include "fmgr.h"
 #include "miscadmin.h"
 
+#include "shared/compat.h"
+
 PG_FUNCTION_INFO_V1(memprobe_test_grow);
 
 Datum
