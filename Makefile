@@ -16,6 +16,7 @@ MODULE_big = memprobe
 # Test-only C (testing/) is added below for test builds alone.
 OBJS = \
 	src/memprobe.o \
+	src/hooks.o \
 	src/shared/context_types.o \
 	src/shared/observe_only.o \
 	src/scan/streamscan.o \

@@ -167,6 +167,12 @@ SELECT query, calls, failed_calls, toplevel FROM st_view
     OR query LIKE '%(a - $1)%'
     OR query LIKE '%max(a)%'
  ORDER BY query;
+-- a failed top-level execution's executor memory is its last sample, taken as the error is
+-- raised: a client's own statement runs without an error handler of memprobe's, and an error
+-- context callback takes it (inside a function, the nested statements' handlers do)
+SELECT query, failed_max_exec_mem_bytes > 0 AS failed_memory_sampled FROM st_view
+ WHERE query IN ('SELECT $1 / (a - $2) FROM st_small', 'SELECT pg_sleep($1)', 'SELECT st_fail()')
+ ORDER BY query;
 
 -- Privileges as pg_stat_statements: everyone reads every row, but other roles' query texts and
 -- queryids only with pg_read_all_stats; reset is not for PUBLIC.

@@ -20,7 +20,8 @@
  * per-node figures; scan/ and store/ include only themselves and shared/;
  * nothing includes this file (scripts/check-layout checks it).  Each file
  * owns its GUCs and hooks; every hook it installs keeps and calls the
- * previous one.
+ * previous one.  The planner, ExecutorStart and ExecutorEnd hooks, where
+ * several capabilities work, are one function each in hooks.c.
  *
  * Copyright (c) 2026, The memprobe Developers
  *
@@ -43,6 +44,7 @@
 #include "guard/guard.h"
 #include "guard/last_samples.h"
 #include "guard/sampler.h"
+#include "hooks.h"
 #include "report/statements.h"
 #include "store/stores.h"
 #include "store/explain_storage.h"
@@ -99,7 +101,6 @@ _PG_init(void)
 	if (!process_shared_preload_libraries_in_progress)
 		return;
 
-	material_install_hooks();
 	streamscan_install_hooks();
 	statements_install_hooks();
 	backends_install_hooks();
@@ -107,8 +108,8 @@ _PG_init(void)
 	guard_install_hooks();
 	data_cap_install_hooks();
 	last_samples_install_hooks();
-	stores_install_hooks();
 	explain_storage_install_hooks();
+	memprobe_install_hooks();
 
 	prev_shmem_startup = shmem_startup_hook;
 	shmem_startup_hook = memprobe_shmem_startup;

@@ -25,18 +25,19 @@
  * How a statement is cancelled: the sampler writes the reason and figures
  * into the process's slot here (by PGPROC number, under a change counter),
  * then sends it SIGINT, as pg_cancel_backend() does.  The process fails
- * with core's query cancel; memprobe's executor and utility hooks catch it
+ * with core's query cancel; where a PL/pgSQL handler or a savepoint could
+ * catch that before the top level (guard_cancel_needs_handler), memprobe's
+ * planner, executor and utility hooks catch it first
  * (guard_translate_cancel) and, when the slot names the statement that
  * was running, raise in its place ERRCODE_OUT_OF_MEMORY (53200) with the
  * guard's message, so that clients, logs and PL/pgSQL handlers see what
- * happened; its planner_hook does the same while a statement is planned
- * where a handler could catch the cancel (guard_planner).  A
- * cancel is sent only if the statement sampled is still the one running
+ * happened.  Everywhere else (a client's own statement outside any
+ * subtransaction, and places no hook covers) the emit_log_hook
+ * (guard_emit_log) does the same before the error is reported.  A cancel
+ * is sent only if the statement sampled is still the one running
  * (statement_still_running), so that it does not fail the next statement
- * with core's "canceling statement due to user request"; one that still
- * arrives where no hook runs is translated by the emit_log_hook
- * (guard_emit_log) before it is reported, and the server log has the
- * guard's LOG line either way.
+ * with core's "canceling statement due to user request"; and the server
+ * log has the guard's LOG line either way.
  *
  * "The memory the kernel still gives": when the postmaster runs in a memory
  * cgroup with a limit (cgroup v2 memory.max, v1 memory.limit_in_bytes, on
@@ -69,7 +70,6 @@
 #include "access/xact.h"
 #include "funcapi.h"
 #include "miscadmin.h"
-#include "optimizer/planner.h"
 #include "pgstat.h"
 #include "port/atomics.h"
 #include "storage/ipc.h"
@@ -85,7 +85,6 @@
 #include "guard/data_cap.h"
 #include "guard/guard.h"
 #include "guard/sampler.h"
-#include "report/statements.h"
 #include "shared/injection.h"
 #include "shared/changecount.h"
 #include "shared/compat.h"
@@ -156,7 +155,6 @@ static GuardShared *shared = NULL;
 
 static shmem_request_hook_type prev_shmem_request = NULL;
 static shmem_startup_hook_type prev_shmem_startup = NULL;
-static planner_hook_type prev_planner = NULL;
 static emit_log_hook_type prev_emit_log = NULL;
 
 /* ------------------------------------------------------------------------
@@ -908,11 +906,22 @@ guard_top_level_query_ended(void)
 	top_level_query_subxid = InvalidSubTransactionId;
 }
 
+/*
+ * Subtransactions open, as GetCurrentTransactionNestLevel() - 1 counts them,
+ * without its call at every statement (guard_cancel_needs_handler): each
+ * starts with SUBXACT_EVENT_START_SUB and ends with COMMIT_SUB or ABORT_SUB,
+ * and none is left when the transaction ends.
+ */
+static int	subxacts_open = 0;
+
 static void
 guard_xact_callback(XactEvent event, void *arg)
 {
 	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
 		guard_top_level_query_ended();
+	if (event != XACT_EVENT_PRE_COMMIT && event != XACT_EVENT_PARALLEL_PRE_COMMIT &&
+		event != XACT_EVENT_PRE_PREPARE)
+		subxacts_open = 0;
 }
 
 static void
@@ -921,6 +930,10 @@ guard_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 {
 	if (event == SUBXACT_EVENT_ABORT_SUB && mySubid == top_level_query_subxid)
 		guard_top_level_query_ended();
+	if (event == SUBXACT_EVENT_START_SUB)
+		subxacts_open++;
+	else if (event == SUBXACT_EVENT_COMMIT_SUB || event == SUBXACT_EVENT_ABORT_SUB)
+		subxacts_open--;
 }
 
 /* ------------------------------------------------------------------------
@@ -1039,8 +1052,10 @@ guard_translate_cancel(MemoryContext cxt)
 }
 
 /*
- * emit_log_hook: the guard's cancel caught nowhere else.  Core checks for a
- * cancel at places outside any hook: exec_execute_message() does just
+ * emit_log_hook: the guard's cancel caught nowhere else.  That is a
+ * client's own statement outside any subtransaction, planned and run
+ * without a handler of memprobe's (guard_cancel_needs_handler); and core
+ * checks for a cancel at places outside any hook: exec_execute_message() does just
  * before it runs the portal, after it has read the Execute message, marked
  * the statement running and written log_statement's line.  A cancel the
  * sampler sent for a portal's previous Execute that lands there (CI on 15:
@@ -1053,11 +1068,13 @@ guard_translate_cancel(MemoryContext cxt)
  * unsupported; this one changes the error code and the three texts, all
  * allocated in the error's own context (the current one here), before
  * either output reads them, which is what the client and the log then see.
- * It is a fallback: a PL/pgSQL handler or savepoint catches errors before
- * they are reported, which is why the executor, utility and planner hooks
- * translate the cancels raised inside them, and only an error that reaches
- * the top level unchanged comes here.  A server whose log_min_messages is
- * above ERROR calls no emit_log_hook for it, and the client gets 57014.
+ * A PL/pgSQL handler or savepoint catches errors before they are reported,
+ * which is why the executor, utility and planner hooks translate the
+ * cancels raised where one could, and only an error that reaches the top
+ * level unchanged comes here.  A server whose log_min_messages is above
+ * ERROR (or LOG) calls no emit_log_hook for it: then the hooks translate
+ * every cancel themselves, and only one raised where no hook runs reaches
+ * the client as 57014.
  */
 static void
 guard_emit_log(ErrorData *edata)
@@ -1076,17 +1093,6 @@ guard_emit_log(ErrorData *edata)
 		prev_emit_log(edata);
 }
 
-/* The next planner in the chain, or core's. */
-static PlannedStmt *
-run_planner(Query *parse, const char *query_string, int cursorOptions,
-			ParamListInfo boundParams)
-{
-	MEMPROBE_INJECTION_POINT("guard-planner");
-	if (prev_planner)
-		return prev_planner(parse, query_string, cursorOptions, boundParams);
-	return standard_planner(parse, query_string, cursorOptions, boundParams);
-}
-
 /*
  * Does an ERROR reach the server log, and so guard_emit_log?  Not when
  * log_min_messages is above it (FATAL, PANIC) or is LOG, which core orders
@@ -1099,43 +1105,28 @@ errors_reach_log(void)
 }
 
 /*
- * planner_hook: a statement cancelled while it is planned (constant folding
- * can allocate, and a process may be over the limit from before) fails with
- * the guard's error too; memprobe's executor and utility hooks do the same
- * for the rest of a statement (statements.c).
+ * While a statement is planned (memprobe's planner_hook, hooks.c) or run
+ * (memprobe_statements' ExecutorRun_hook), a cancel the guard sent must
+ * fail it with the guard's error, also where a PL/pgSQL handler or a
+ * savepoint would catch it first: does this need a handler of memprobe's
+ * around it that translates the cancel (guard_translate_cancel)?
+ * nesting_level: the executor and utility nesting level (statements.c).
  *
- * A client's own statement, planned outside any subtransaction, needs no
- * handler here: nothing between this hook and the top level can catch the
- * cancel (PL/pgSQL handlers and savepoints run in a subtransaction of their
- * own), so it reaches guard_emit_log, which gives it the same error before
- * the client or the log sees it.  The handler (PG_TRY's setjmp and its
- * bookkeeping, some 30 of the ~1,400 instructions memprobe adds to a pgbench
- * -S statement: bench/RESULTS.md) is left out there; statements planned
- * inside functions, utility statements or subtransactions, and any while
- * the log does not see ERRORs, still get it.
+ * Not a client's own statement outside any subtransaction: nothing between
+ * the hook and the top level can catch the cancel (PL/pgSQL handlers and
+ * savepoints run in a subtransaction of their own), so it reaches
+ * guard_emit_log, which gives it the same error before the client or the
+ * log sees it.  The handler (PG_TRY's setjmp and its bookkeeping, some 30 of
+ * the ~1,300 instructions memprobe adds to a pgbench -S statement at each
+ * of the two hooks: bench/RESULTS.md) is left out there; statements inside
+ * functions, utility statements or subtransactions, and any while the log
+ * does not see ERRORs, still get it.
  */
-static PlannedStmt *
-guard_planner(Query *parse, const char *query_string, int cursorOptions,
-			  ParamListInfo boundParams)
+bool
+guard_cancel_needs_handler(int nesting_level)
 {
-	MemoryContext cxt = CurrentMemoryContext;
-	PlannedStmt *stmt;
-
-	if (statements_nesting_level() == 0 && GetCurrentTransactionNestLevel() == 1 &&
-		errors_reach_log())
-		return run_planner(parse, query_string, cursorOptions, boundParams);
-
-	PG_TRY();
-	{
-		stmt = run_planner(parse, query_string, cursorOptions, boundParams);
-	}
-	PG_CATCH();
-	{
-		guard_translate_cancel(cxt);
-		PG_RE_THROW();
-	}
-	PG_END_TRY();
-	return stmt;
+	Assert(subxacts_open == GetCurrentTransactionNestLevel() - 1);
+	return nesting_level != 0 || subxacts_open != 0 || !errors_reach_log();
 }
 
 /* ------------------------------------------------------------------------
@@ -1295,8 +1286,6 @@ guard_install_hooks(void)
 	shmem_request_hook = guard_shmem_request;
 	prev_shmem_startup = shmem_startup_hook;
 	shmem_startup_hook = guard_shmem_startup;
-	prev_planner = planner_hook;
-	planner_hook = guard_planner;
 	prev_emit_log = emit_log_hook;
 	emit_log_hook = guard_emit_log;
 	RegisterXactCallback(guard_xact_callback, NULL);

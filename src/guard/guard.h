@@ -51,6 +51,9 @@ extern void guard_after_sample(GuardCandidate *candidates, int n, TimestampTz sa
  */
 extern void guard_translate_cancel(MemoryContext cxt);
 
+/* While a statement is planned or run: is a handler that translates the guard's cancel needed? */
+extern bool guard_cancel_needs_handler(int nesting_level);
+
 /*
  * In the sampler, at its start and after each reload: one WARNING when a
  * guard limit is set while sampling is off.

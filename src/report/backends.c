@@ -581,8 +581,8 @@ backends_statement_end(uint64 queryid, int64 executor_bytes)
 	 * statement that started within the interval does not publish unless
 	 * its change is large.
 	 */
-	due = TimestampDifferenceExceeds(last_published_at, GetCurrentStatementStartTimestamp(),
-									 publish_interval_ms);
+	due = GetCurrentStatementStartTimestamp() - last_published_at >=
+		publish_interval_ms * INT64CONST(1000);	/* TimestampDifferenceExceeds, inline */
 	if (executor_bytes > max_statement_seen)
 	{
 		due |= executor_bytes >= max_statement_seen + PUBLISH_CHANGE_BYTES;

@@ -77,26 +77,15 @@ typedef struct NormalizedText
 	char	   *text;			/* in texts_cxt, at most memprobe.query_text_bytes */
 } NormalizedText;
 
-typedef struct KnownKey
-{
-	uint64		queryid;
-	Oid			userid;
-	bool		toplevel;
-} KnownKey;
-
 static MemoryContext texts_cxt = NULL;
 static HTAB *texts = NULL;
 static Size texts_bytes = 0;
 static HTAB *known = NULL;
-static uint32 known_generation = 0;
 
-/*
- * The last entry found known: a statement is looked up at its parse
- * analysis and at its executor start, and a session often runs the same
- * statement again; this spares the hash lookups then.
- */
-static KnownKey last_known;
-static bool last_known_valid = false;
+/* the generation 'known' is of, and the last entry found known (query_texts.h) */
+uint32		query_texts_known_generation = 0;
+KnownKey	query_texts_last_known;
+bool		query_texts_last_known_valid = false;
 
 static int
 comp_location(const void *a, const void *b)
@@ -150,14 +139,14 @@ known_key(Oid userid, uint64 queryid, bool toplevel)
 void
 query_texts_check_generation(uint32 generation)
 {
-	if (generation != known_generation)
+	if (generation != query_texts_known_generation)
 	{
 		if (known != NULL)
 			hash_destroy(known);
 		known = NULL;
-		last_known_valid = false;
+		query_texts_last_known_valid = false;
 	}
-	known_generation = generation;
+	query_texts_known_generation = generation;
 }
 
 bool
@@ -165,16 +154,15 @@ query_texts_known(Oid userid, uint64 queryid, bool toplevel)
 {
 	KnownKey	key;
 
-	if (last_known_valid && last_known.queryid == queryid && last_known.userid == userid &&
-		last_known.toplevel == toplevel)
+	if (query_texts_known_last(userid, queryid, toplevel))
 		return true;
 	if (known == NULL)
 		return false;
 	key = known_key(userid, queryid, toplevel);
 	if (hash_search(known, &key, HASH_FIND, NULL) == NULL)
 		return false;
-	last_known = key;
-	last_known_valid = true;
+	query_texts_last_known = key;
+	query_texts_last_known_valid = true;
 	return true;
 }
 
@@ -183,7 +171,7 @@ query_texts_remember(Oid userid, uint64 queryid, bool toplevel)
 {
 	KnownKey	key = known_key(userid, queryid, toplevel);
 
-	if (last_known_valid && memcmp(&last_known, &key, sizeof(key)) == 0)
+	if (query_texts_last_known_valid && memcmp(&query_texts_last_known, &key, sizeof(key)) == 0)
 		return;
 	if (known != NULL && hash_get_num_entries(known) >= MAX_KNOWN)
 	{
@@ -202,8 +190,8 @@ query_texts_remember(Oid userid, uint64 queryid, bool toplevel)
 							HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	}
 	(void) hash_search(known, &key, HASH_ENTER, NULL);
-	last_known = key;
-	last_known_valid = true;
+	query_texts_last_known = key;
+	query_texts_last_known_valid = true;
 }
 
 /*

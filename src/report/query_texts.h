@@ -33,6 +33,31 @@ extern char *query_texts_normalized(uint64 queryid, const char *source, int loca
 /* Does this backend know the entry of (userid, queryid, toplevel) has its text? */
 extern bool query_texts_known(Oid userid, uint64 queryid, bool toplevel);
 
+/*
+ * The last entry found known, of the generation query_texts_known_generation
+ * (query_texts_check_generation): a statement is looked up at its parse
+ * analysis and at its executor start, and a session often runs the same
+ * statement again.  Inline, so that a statement run again costs its hooks
+ * a few comparisons, not two calls and the hash lookups.
+ */
+typedef struct KnownKey
+{
+	uint64		queryid;
+	Oid			userid;
+	bool		toplevel;
+} KnownKey;
+
+extern PGDLLIMPORT uint32 query_texts_known_generation;
+extern PGDLLIMPORT KnownKey query_texts_last_known;
+extern PGDLLIMPORT bool query_texts_last_known_valid;
+
+static inline bool
+query_texts_known_last(Oid userid, uint64 queryid, bool toplevel)
+{
+	return query_texts_last_known_valid && query_texts_last_known.queryid == queryid &&
+		query_texts_last_known.userid == userid && query_texts_last_known.toplevel == toplevel;
+}
+
 /* The entry of (userid, queryid, toplevel) exists, with its text. */
 extern void query_texts_remember(Oid userid, uint64 queryid, bool toplevel);
 

@@ -11,8 +11,9 @@
  * its counters; least-used entries evicted when the table is full
  * (entry_dealloc); nesting level tracked across ExecutorRun,
  * ExecutorFinish and ProcessUtility with PG_TRY/PG_CATCH, so that an
- * error leaves it right (not across a SELECT's ExecutorFinish, under
- * which nothing runs).  Entries are keyed by (userid, dbid, queryid,
+ * error leaves it right; not across a SELECT's ExecutorFinish (nothing
+ * runs under it), nor a client's own statement's ExecutorRun, where an
+ * error ends the transaction and its abort puts the level back.  Entries are keyed by (userid, dbid, queryid,
  * toplevel); a statement whose queryid is 0 is not tracked.  _PG_init
  * calls EnableQueryId() when preloaded, as pg_stat_statements does, unless
  * the server starts with memprobe.track = none.
@@ -81,6 +82,7 @@
 #include "utils/timestamp.h"
 #include "utils/tuplesort.h"
 
+#include "hooks.h"
 #include "report/backends.h"
 #include "guard/data_cap.h"
 #include "guard/guard.h"
@@ -160,14 +162,19 @@ static HTAB *hash = NULL;
 static shmem_request_hook_type prev_shmem_request = NULL;
 static shmem_startup_hook_type prev_shmem_startup = NULL;
 static post_parse_analyze_hook_type prev_post_parse_analyze = NULL;
-static ExecutorStart_hook_type prev_executor_start = NULL;
 static ExecutorRun_hook_type prev_executor_run = NULL;
 static ExecutorFinish_hook_type prev_executor_finish = NULL;
-static ExecutorEnd_hook_type prev_executor_end = NULL;
 static ProcessUtility_hook_type prev_process_utility = NULL;
 
 /* executor and utility nesting depth, as pg_stat_statements' nesting_level */
 static int	nesting_level = 0;
+
+/*
+ * Set while a client's own statement runs without an error handler of
+ * memprobe's (statements_executor_run): an error ends its transaction, and
+ * the abort puts the nesting level back (statements_xact_callback).
+ */
+static bool run_without_handler = false;
 
 #define TRACKED(level) \
 	(!IsParallelWorker() && \
@@ -199,6 +206,7 @@ typedef struct Execution
 	/* its text normalised (query_texts.c), or NULL: made at its start */
 	char	   *text;
 	int			text_len;
+	bool		text_known;		/* its entry known to have its text, at its start */
 	bool		ended;			/* reached ExecutorEnd */
 	MemoryContextCallback callback;
 } Execution;
@@ -747,8 +755,8 @@ entry_memo_keep(const StatementsKey *key, StatementsEntry *entry)
 }
 
 static void
-store(QueryDesc *queryDesc, const char *normalized, int normalized_len, bool toplevel,
-	  int64 mem, NodePeakWalk *walk, int64 temp_bytes, int64 private_peak)
+store(QueryDesc *queryDesc, const char *normalized, int normalized_len, bool text_known,
+	  bool toplevel, int64 mem, NodePeakWalk *walk, int64 temp_bytes, int64 private_peak)
 {
 	StatementsKey key;
 	StatementsEntry *entry;
@@ -799,7 +807,9 @@ store(QueryDesc *queryDesc, const char *normalized, int normalized_len, bool top
 	SpinLockRelease(&entry->mutex);
 
 	LWLockRelease(shared->lock);
-	query_texts_remember(key.userid, key.queryid, key.toplevel);
+	/* known at its start: remembered then (a reset since forgets it at the next parse) */
+	if (!text_known)
+		query_texts_remember(key.userid, key.queryid, key.toplevel);
 }
 
 /* ------------------------------------------------------------------------
@@ -881,6 +891,18 @@ store_failed(void)
 static void
 statements_xact_callback(XactEvent event, void *arg)
 {
+	/*
+	 * A client's statement that ran without a handler failed (or, in a
+	 * background worker that caught its error without aborting, is over):
+	 * no statement runs any more.  Nothing runs in between that reads the
+	 * level: the abort marks the failed portal and the others of its
+	 * transaction failed (AtAbort_Portals), so no ExecutorEnd comes first.
+	 */
+	if (unlikely(run_without_handler))
+	{
+		nesting_level = 0;
+		run_without_handler = false;
+	}
 	if (nfailed > 0 && shared != NULL &&
 		(event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT))
 		store_failed();
@@ -931,6 +953,14 @@ execution_sample(Execution *e)
 	e->mem_peak = Max(e->mem_peak, held);
 }
 
+/* The rest of statements_post_parse_analyze, out of line: its fast path saves no registers. */
+static pg_noinline void
+note_parsed(ParseState *pstate, Query *query, JumbleState *jstate, uint32 generation)
+{
+	query_texts_check_generation(generation);
+	query_texts_parsed(pstate, query, jstate, nesting_level == 0, statements_text_bytes);
+}
+
 /*
  * After parse analysis: where the statement's constants are, for its
  * normalised text (query_texts.c), as pg_stat_statements' hook keeps them.
@@ -938,27 +968,31 @@ execution_sample(Execution *e)
 static void
 statements_post_parse_analyze(ParseState *pstate, Query *query, JumbleState *jstate)
 {
+	uint32		generation;
+
 	if (prev_post_parse_analyze)
 		prev_post_parse_analyze(pstate, query, jstate);
 	/*
-	 * The statements memprobe.track counts, as pg_stat_statements: a
-	 * function's statement analysed while track = top and run again from
-	 * its cached plan after track = all keeps its text as written in both.
+	 * Nothing to normalise (no constant, no query id), or not tracked: the
+	 * statements memprobe.track counts, as pg_stat_statements: a function's
+	 * statement analysed while track = top and run again from its cached
+	 * plan after track = all keeps its text as written in both.
 	 */
-	if (shared == NULL || !TRACKED(nesting_level))
+	if (jstate == NULL || jstate->clocations_count == 0 || query->queryId == UINT64CONST(0) ||
+		shared == NULL || !TRACKED(nesting_level))
 		return;
-	query_texts_check_generation(pg_atomic_read_u32(&shared->generation));
-	query_texts_parsed(pstate, query, jstate, nesting_level == 0, statements_text_bytes);
+	/* a statement run again, its text known: two comparisons, no call */
+	generation = pg_atomic_read_u32(&shared->generation);
+	if (generation == query_texts_known_generation &&
+		query_texts_known_last(GetUserId(), query->queryId, nesting_level == 0))
+		return;
+	note_parsed(pstate, query, jstate, generation);
 }
 
-static void
-statements_executor_start(QueryDesc *queryDesc, int eflags)
+/* After ExecutorStart (memprobe's ExecutorStart_hook, hooks.c). */
+void
+statements_executor_started(QueryDesc *queryDesc, int eflags)
 {
-	if (prev_executor_start)
-		prev_executor_start(queryDesc, eflags);
-	else
-		standard_ExecutorStart(queryDesc, eflags);
-
 	if (nesting_level == 0 && (eflags & EXEC_FLAG_EXPLAIN_ONLY) == 0)
 		guard_top_level_query_started();
 	if (TRACKED(nesting_level) &&
@@ -986,7 +1020,9 @@ statements_executor_start(QueryDesc *queryDesc, int eflags)
 		e->stmt_len = queryDesc->plannedstmt->stmt_len;
 		e->text = NULL;
 		e->text_len = 0;
-		if (!query_texts_known(e->userid, e->queryid, e->toplevel))
+		e->text_known = query_texts_known_last(e->userid, e->queryid, e->toplevel) ||
+			query_texts_known(e->userid, e->queryid, e->toplevel);
+		if (!e->text_known)
 		{
 			MemoryContext old = MemoryContextSwitchTo(cxt);
 
@@ -1028,30 +1064,66 @@ statement_failed(MemoryContext cxt)
 	PG_RE_THROW();
 }
 
+/* Error context callback of such a run: its execution's sample at an error. */
+static void
+sample_at_error(void *arg)
+{
+	Execution  *e;
+
+	if (executions != NULL && (e = execution_find((QueryDesc *) arg)) != NULL)
+		execution_sample(e);
+}
+
 static void
 statements_executor_run(COMPAT_EXECUTOR_RUN_PARAMS)
 {
 	MemoryContext cxt = CurrentMemoryContext;
 	Execution  *e;
 
-	nesting_level++;
-	PG_TRY();
+	if (nesting_level == 0 && !guard_cancel_needs_handler(0))
 	{
+		/*
+		 * A failed execution's last sample (note_failed reads it), taken as
+		 * the error is raised, before anything is freed: what the handler
+		 * below takes as it catches.
+		 */
+		ErrorContextCallback sample;
+
+		sample.callback = sample_at_error;
+		sample.arg = queryDesc;
+		sample.previous = error_context_stack;
+		error_context_stack = &sample;
+		nesting_level++;
+		run_without_handler = true;
 		if (prev_executor_run)
 			prev_executor_run(COMPAT_EXECUTOR_RUN_ARGS);
 		else
 			standard_ExecutorRun(COMPAT_EXECUTOR_RUN_ARGS);
-	}
-	PG_CATCH();
-	{
+		run_without_handler = false;
 		nesting_level--;
-		/* a failed execution's last sample (note_failed reads it) */
-		if (executions != NULL && (e = execution_find(queryDesc)) != NULL)
-			execution_sample(e);
-		statement_failed(cxt);
+		error_context_stack = sample.previous;
 	}
-	PG_END_TRY();
-	nesting_level--;
+	else
+	{
+		nesting_level++;
+		PG_TRY();
+		{
+			if (prev_executor_run)
+				prev_executor_run(COMPAT_EXECUTOR_RUN_ARGS);
+			else
+				standard_ExecutorRun(COMPAT_EXECUTOR_RUN_ARGS);
+		}
+		PG_CATCH();
+		{
+			nesting_level--;
+			/* a failed execution's last sample (note_failed reads it) */
+			if (executions != NULL && (e = execution_find(queryDesc)) != NULL)
+				execution_sample(e);
+			statement_failed(cxt);
+		}
+		PG_END_TRY();
+		nesting_level--;
+	}
 
 	if (executions != NULL && (e = execution_find(queryDesc)) != NULL)
 		execution_sample(e);
@@ -1117,14 +1189,15 @@ statement_private_peak(void)
 
 /*
  * statements_executor_end
- *		Take the execution's last sample and its node peaks before the nodes
+ *		Memprobe's ExecutorEnd_hook (hooks.c) calls this, which calls the
+ *		rest of the chain in its place.  Take the execution's last sample and its node peaks before the nodes
  *		end, then store it.  As pg_stat_statements' pgss_ExecutorEnd, whether
  *		it is stored and whether it is top-level are decided here, by the
  *		nesting level at its end, not at its start: a cursor opened inside a
  *		function or by DECLARE and closed by COMMIT ends at level 0 and counts
  *		as top-level in both (the README's join on toplevel relies on it).
  */
-static void
+void
 statements_executor_end(QueryDesc *queryDesc)
 {
 	Execution  *e = executions != NULL ? execution_find(queryDesc) : NULL;
@@ -1133,6 +1206,7 @@ statements_executor_end(QueryDesc *queryDesc)
 	int64		temp_blks_start = 0;
 	char	   *text = NULL;
 	int			text_len = 0;
+	bool		text_known = false;
 
 	if (e != NULL)
 		e->ended = true;
@@ -1161,15 +1235,14 @@ statements_executor_end(QueryDesc *queryDesc)
 			text = pnstrdup(e->text, e->text_len);
 			text_len = e->text_len;
 		}
+		/* known under the key it is stored with (a cursor may end at another level) */
+		text_known = e->text_known && e->toplevel == (nesting_level == 0);
 	}
 
-	if (prev_executor_end)
-		prev_executor_end(queryDesc);
-	else
-		standard_ExecutorEnd(queryDesc);
+	memprobe_next_executor_end(queryDesc);
 
 	if (e != NULL)
-		store(queryDesc, text, text_len, nesting_level == 0, mem, &walk,
+		store(queryDesc, text, text_len, text_known, nesting_level == 0, mem, &walk,
 			  (pgBufferUsage.temp_blks_written - temp_blks_start) * (int64) BLCKSZ,
 			  statement_private_peak());
 	if (text != NULL)
@@ -1469,14 +1542,10 @@ statements_install_hooks(void)
 	shmem_startup_hook = statements_shmem_startup;
 	prev_post_parse_analyze = post_parse_analyze_hook;
 	post_parse_analyze_hook = statements_post_parse_analyze;
-	prev_executor_start = ExecutorStart_hook;
-	ExecutorStart_hook = statements_executor_start;
 	prev_executor_run = ExecutorRun_hook;
 	ExecutorRun_hook = statements_executor_run;
 	prev_executor_finish = ExecutorFinish_hook;
 	ExecutorFinish_hook = statements_executor_finish;
-	prev_executor_end = ExecutorEnd_hook;
-	ExecutorEnd_hook = statements_executor_end;
 	prev_process_utility = ProcessUtility_hook;
 	ProcessUtility_hook = statements_process_utility;
 	RegisterXactCallback(statements_xact_callback, NULL);

@@ -10,9 +10,15 @@
 #ifndef MEMPROBE_STATEMENTS_H
 #define MEMPROBE_STATEMENTS_H
 
+#include "executor/execdesc.h"
+
 extern void statements_init(void);
 extern void statements_install_hooks(void);
 extern Size statements_shmem_size(void);
 extern int	statements_nesting_level(void);
+
+/* around the executor (memprobe's hooks, hooks.c) */
+extern void statements_executor_started(QueryDesc *queryDesc, int eflags);
+extern void statements_executor_end(QueryDesc *queryDesc);
 
 #endif							/* MEMPROBE_STATEMENTS_H */

@@ -104,6 +104,7 @@ typedef struct StreamScanState
 
 	/* the current page, its visible tuples, and the current tuple */
 	Buffer		cbuf;
+	Page		cpage;			/* BufferGetPage(cbuf), taken once a page */
 	BlockNumber cblock;
 	int			ntuples;
 	int			cindex;
@@ -299,17 +300,51 @@ project_columns(StreamScanState *s, TupleTableSlot *scanslot)
 {
 	TupleTableSlot *result = s->css.ss.ps.ps_ProjInfo->pi_state.resultslot;
 	const AttrNumber *attnums = s->proj_attnums;
+	int			last = s->proj_last;
+	int			n = s->proj_natts;
+	const Datum *from_values;
+	const bool *from_isnull;
 	Datum	   *values;
 	bool	   *isnull;
 
-	ExecClearTuple(result);
-	slot_getsomeattrs(scanslot, s->proj_last);
+	/*
+	 * ExecClearTuple(result).  The projection's slot is virtual, and holds
+	 * nothing of its own unless a parent materialised it: then all that
+	 * tts_virtual_clear() does that is not redone below is invalidating the
+	 * TID, and the indirect call is left out.
+	 */
+	if (likely(result->tts_ops == &TTSOpsVirtual && !TTS_SHOULDFREE(result)))
+		ItemPointerSetInvalid(&result->tts_tid);
+	else
+		ExecClearTuple(result);
+
+	/*
+	 * slot_getsomeattrs(scanslot, last).  The scan's own slot is deformed
+	 * here by need when it can be (inline), else by memprobe_deform()
+	 * directly, not through slot_getsomeattrs_int() and the slot's callback;
+	 * that function still fills the columns the tuple does not have, and
+	 * serves any other slot (EvalPlanQual's test tuple).
+	 */
+	if (scanslot->tts_nvalid < last && !deform_slot_by_need(scanslot, last))
+	{
+		if (likely(scanslot->tts_ops == &memprobe_deform_slot_ops))
+			memprobe_deform(scanslot, last);
+		if (scanslot->tts_nvalid < last)
+			slot_getsomeattrs_int(scanslot, last);
+	}
+
 	values = result->tts_values;
 	isnull = result->tts_isnull;
-	for (int i = 0; i < s->proj_natts; i++)
+	from_values = scanslot->tts_values;
+	from_isnull = scanslot->tts_isnull;
+	/* one column at least (simple_projection: a targetlist of none is empty_tlist) */
+	Assert(n >= 1);
+	values[0] = from_values[attnums[0] - 1];
+	isnull[0] = from_isnull[attnums[0] - 1];
+	for (int i = 1; i < n; i++)
 	{
-		values[i] = scanslot->tts_values[attnums[i] - 1];
-		isnull[i] = scanslot->tts_isnull[attnums[i] - 1];
+		values[i] = from_values[attnums[i] - 1];
+		isnull[i] = from_isnull[attnums[i] - 1];
 	}
 	/* as ExecProject marks its result slot */
 	result->tts_flags &= ~TTS_FLAG_EMPTY;
@@ -597,6 +632,7 @@ read_page(StreamScanState *s)
 		return false;
 	}
 	s->cbuf = buf;
+	s->cpage = BufferGetPage(buf);
 	s->cblock = BufferGetBlockNumber(buf);
 	if (s->par != NULL)
 		streamscan_parallel_note_read(s->par, s->cblock, &s->stats);
@@ -654,9 +690,11 @@ read_page(StreamScanState *s)
 static inline void
 set_ctup(StreamScanState *s)
 {
-	Page		page = BufferGetPage(s->cbuf);
+	Page		page = s->cpage;
 	OffsetNumber off = s->vistuples[s->cindex];
 	ItemId		lpp = PageGetItemId(page, off);
+
+	Assert(page == BufferGetPage(s->cbuf));
 
 	s->ctup.t_data = (HeapTupleHeader) PageGetItem(page, lpp);
 	s->ctup.t_len = ItemIdGetLength(lpp);
@@ -776,7 +814,7 @@ skip_failing_tuples(StreamScanState *s)
 	if (!(s->inited && s->css.ss.ps.state->es_direction == ForwardScanDirection &&
 		  s->dir == ForwardScanDirection && s->cindex + 1 < s->ntuples))
 		return PAGE_QUAL_NOT_CHECKED;
-	page = BufferGetPage(s->cbuf);
+	page = s->cpage;
 	first = s->cindex + 1;
 	for (i = first; i < s->ntuples; i++)
 	{
@@ -941,7 +979,10 @@ streamscan_exec(CustomScanState *node)
 		ExprState  *checkqual = qual;
 
 		CHECK_FOR_INTERRUPTS();
-		ResetExprContext(econtext);
+		/* ResetExprContext(), whose two tests (children, anything allocated) come first */
+		if (!econtext->ecxt_per_tuple_memory->isReset ||
+			econtext->ecxt_per_tuple_memory->firstchild != NULL)
+			ResetExprContext(econtext);
 
 		if (unlikely(estate->es_epq_active != NULL))
 		{

@@ -132,6 +132,32 @@ deform_slot_release(TupleTableSlot *slot)
  *		it would skip (almost) nothing, the slot goes on deforming every
  *		column.
  */
+/* What deforming a column takes, as fetch_att() and att_addlength_pointer() decide it. */
+static DeformStepKind
+step_kind(Form_pg_attribute att)
+{
+	if (att->attlen == -1)
+		return DEFORM_STEP_VARLENA;
+	if (att->attlen == -2)
+		return DEFORM_STEP_CSTRING;
+	if (!att->attbyval)
+		return DEFORM_STEP_BYREF;
+	switch (att->attlen)
+	{
+		case sizeof(char):
+			return DEFORM_STEP_BYVAL1;
+		case sizeof(int16):
+			return DEFORM_STEP_BYVAL2;
+		case sizeof(int32):
+			return DEFORM_STEP_BYVAL4;
+		case sizeof(Datum):
+			return DEFORM_STEP_BYVAL8;
+		default:
+			elog(ERROR, "unsupported byval length: %d", (int) att->attlen);
+			return DEFORM_STEP_BYREF;	/* keep compiler quiet */
+	}
+}
+
 void
 tuple_deform_set_need(TupleTableSlot *slot, Bitmapset *columns)
 {
@@ -160,9 +186,7 @@ tuple_deform_set_need(TupleTableSlot *slot, Bitmapset *columns)
 			continue;			/* reached by offset from its base */
 		st = &need->steps[need->nsteps++];
 		st->col = col;
-		st->attlen = att->attlen;
-		st->attbyval = att->attbyval;
-		st->is_base = att->attlen <= 0;
+		st->kind = step_kind(att);
 		st->needed = needed;
 		st->alignby = alignby_of(att->attalign);
 
@@ -186,7 +210,7 @@ tuple_deform_set_need(TupleTableSlot *slot, Bitmapset *columns)
 				off = att_align_nominal(off, att->attalign);
 			st->delta[phase] = off - phase;
 		}
-		if (st->is_base)
+		if (att->attlen <= 0)
 			base = col;
 	}
 
@@ -222,72 +246,6 @@ no_nulls_before(const bits8 *bp, int n)
 			return false;
 	}
 	return true;
-}
-
-/*
- * deform_by_need
- *		Fill the needed columns among tts_nvalid .. natts - 1 (natts no more
- *		than the tuple has), and count them all valid: the steps of the
- *		slot's need, from the first for a new tuple, else from where the
- *		previous call stopped.  The tuple has no NULL before maxneed.
- */
-static inline void
-deform_by_need(DeformSlot *dslot, char *tp, int natts)
-{
-	TupleTableSlot *slot = &dslot->base.base.base;
-	DeformNeed *need = dslot->need;
-	const DeformStep *steps = need->steps;
-	int			nsteps = need->nsteps;
-	Datum	   *values = slot->tts_values;
-	bool	   *isnull = slot->tts_isnull;
-	int			from = slot->tts_nvalid;
-	int			s;
-	uint32		end;
-
-#ifdef USE_ASSERT_CHECKING
-	/* what no one may read: poison, so that a reader shows in tests */
-	for (int col = from; col < natts; col++)
-	{
-		values[col] = (Datum) UINT64CONST(0x7F7F7F7F7F7F7F7F);
-		isnull[col] = false;
-	}
-#endif
-
-	if (from == 0)
-	{
-		s = 0;
-		end = 0;
-	}
-	else
-	{
-		/* every step before next_step is for a column below from */
-		s = need->next_step;
-		end = need->base_end;
-	}
-	for (; s < nsteps; s++)
-	{
-		const DeformStep *st = &steps[s];
-		uint32		off;
-
-		if (st->col >= natts)
-			break;
-		off = end + st->delta[end & 7];
-		if (st->is_base)
-		{
-			if (st->attlen == -1)
-				off = deform_align_varlena(off, st->alignby, tp + off);
-			else
-				off = deform_align(off, st->alignby);
-			end = att_addlength_pointer(off, st->attlen, tp + off);
-			if (!st->needed)
-				continue;
-		}
-		values[st->col] = fetch_att(tp + off, st->attbyval, st->attlen);
-		isnull[st->col] = false;
-	}
-	need->next_step = s;
-	need->base_end = end;
-	slot->tts_nvalid = Max(natts, from);
 }
 
 /*

@@ -82,8 +82,6 @@
 static bool explain_storage_enabled = true;
 
 static ProcessUtility_hook_type prev_process_utility = NULL;
-static ExecutorStart_hook_type prev_executor_start = NULL;
-static ExecutorEnd_hook_type prev_executor_end = NULL;
 
 typedef enum OutputFormat
 {
@@ -433,14 +431,10 @@ is_explained_query(QueryDesc *queryDesc, int eflags)
 		compat_dest_is_explain_serialize(dest);
 }
 
-static void
-explain_storage_executor_start(QueryDesc *queryDesc, int eflags)
+/* After ExecutorStart (memprobe's ExecutorStart_hook, hooks.c). */
+void
+explain_storage_executor_started(QueryDesc *queryDesc, int eflags)
 {
-	if (prev_executor_start)
-		prev_executor_start(queryDesc, eflags);
-	else
-		standard_ExecutorStart(queryDesc, eflags);
-
 	/*
 	 * Queries started while an explained one runs are its functions' (or an
 	 * EXPLAIN memprobe did not wrap): not the frame's.
@@ -476,19 +470,15 @@ number_explained_query(QueryDesc *queryDesc)
 }
 
 /*
- * Every statement's ExecutorEnd comes here, nearly all without an EXPLAIN
- * running: the work is out of line, so that this is a test and a jump.
+ * Before ExecutorEnd (memprobe's ExecutorEnd_hook, hooks.c).  Every
+ * statement comes here, nearly all without an EXPLAIN running: the work is
+ * out of line, so that this is a test.
  */
-static void
-explain_storage_executor_end(QueryDesc *queryDesc)
+void
+explain_storage_executor_ending(QueryDesc *queryDesc)
 {
 	if (unlikely(current_frame != NULL) && list_member_ptr(current_frame->queries, queryDesc))
 		number_explained_query(queryDesc);
-
-	if (prev_executor_end)
-		prev_executor_end(queryDesc);
-	else
-		standard_ExecutorEnd(queryDesc);
 }
 
 /* ------------------------------------------------------------------------
@@ -1136,10 +1126,6 @@ explain_storage_install_hooks(void)
 {
 	prev_process_utility = ProcessUtility_hook;
 	ProcessUtility_hook = explain_storage_process_utility;
-	prev_executor_start = ExecutorStart_hook;
-	ExecutorStart_hook = explain_storage_executor_start;
-	prev_executor_end = ExecutorEnd_hook;
-	ExecutorEnd_hook = explain_storage_executor_end;
 }
 
 #else							/* PostgreSQL 18: core prints them */
@@ -1157,6 +1143,16 @@ explain_storage_init(void)
 
 void
 explain_storage_install_hooks(void)
+{
+}
+
+void
+explain_storage_executor_started(QueryDesc *queryDesc, int eflags)
+{
+}
+
+void
+explain_storage_executor_ending(QueryDesc *queryDesc)
 {
 }
 

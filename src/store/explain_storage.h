@@ -11,7 +11,13 @@
 #ifndef MEMPROBE_EXPLAIN_STORAGE_H
 #define MEMPROBE_EXPLAIN_STORAGE_H
 
+#include "executor/execdesc.h"
+
 extern void explain_storage_init(void);
 extern void explain_storage_install_hooks(void);
+
+/* around the executor (memprobe's hooks, hooks.c) */
+extern void explain_storage_executor_started(QueryDesc *queryDesc, int eflags);
+extern void explain_storage_executor_ending(QueryDesc *queryDesc);
 
 #endif							/* MEMPROBE_EXPLAIN_STORAGE_H */

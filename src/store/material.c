@@ -59,7 +59,6 @@ static const struct config_enum_entry material_context_options[] = {
 	{NULL, 0, false}
 };
 
-static planner_hook_type prev_planner_hook = NULL;
 
 /* Whether this backend's tuplestore matches compat.h's copy: unknown yet. */
 typedef enum LayoutCheck
@@ -166,25 +165,17 @@ substitute_materials(Plan *plan)
 }
 
 /*
- * material_planner
- *		planner_hook: plan as usual, then substitute Material nodes in the
- *		main plan and in every subplan and initplan.
+ * material_planned
+ *		After planning (memprobe's planner_hook, hooks.c): substitute Material
+ *		nodes in the main plan and in every subplan and initplan.
  */
-static PlannedStmt *
-material_planner(Query *parse, const char *query_string, int cursorOptions,
-				 ParamListInfo boundParams)
+PlannedStmt *
+material_planned(PlannedStmt *stmt)
 {
-	PlannedStmt *stmt;
-
-	if (prev_planner_hook)
-		stmt = prev_planner_hook(parse, query_string, cursorOptions, boundParams);
-	else
-		stmt = standard_planner(parse, query_string, cursorOptions, boundParams);
-
-	if (!material_enabled || !memprobe_changes_plans() || !material_supported())
-		return stmt;
 	/* the common OLTP plan, one scan node: nothing to walk */
 	if (stmt->subplans == NIL && plan_is_leaf(stmt->planTree))
+		return stmt;
+	if (!material_enabled || !memprobe_changes_plans() || !material_supported())
 		return stmt;
 
 	stmt->planTree = substitute_materials(stmt->planTree);
@@ -280,16 +271,3 @@ material_init(void)
 	material_exec_init();
 }
 
-/*
- * material_install_hooks
- *		The planner hook that substitutes Material nodes, and the executor
- *		hook that gives them merge joins' extra marks: only when memprobe is
- *		preloaded (memprobe.c).
- */
-void
-material_install_hooks(void)
-{
-	prev_planner_hook = planner_hook;
-	planner_hook = material_planner;
-	material_mergejoin_install_hooks();
-}

@@ -15,7 +15,9 @@
 
 #include "postgres.h"
 
+#include "executor/execdesc.h"
 #include "nodes/extensible.h"
+#include "nodes/plannodes.h"
 
 /* The custom scan's name: unique across extensions, shown by EXPLAIN. */
 #define MATERIAL_CUSTOM_NAME	"MemprobeMaterial"
@@ -37,11 +39,12 @@ extern bool material_exec_takes_extra_marks(struct PlanState *ps);
 extern bool material_exec_node_peak(struct PlanState *ps, int64 *bytes, bool *spilled);
 extern void material_exec_init(void);
 
-/* material_mergejoin.c */
-extern void material_mergejoin_install_hooks(void);
+/* material_mergejoin.c: around ExecutorStart (hooks.c) */
+extern uint64 material_mergejoin_before_start(void);
+extern void material_mergejoin_started(QueryDesc *queryDesc, uint64 begun);
 
 extern bool material_supported(void);
 extern void material_init(void);
-extern void material_install_hooks(void);
+extern PlannedStmt *material_planned(PlannedStmt *stmt);
 
 #endif							/* MEMPROBE_MATERIAL_H */

@@ -18,9 +18,9 @@
  * matches: under work_mem it would spill them, where core's Material keeps
  * a few rows and writes nothing.
  *
- * So an ExecutorStart_hook, once the plan state tree is built, finds every
- * MergeJoinState whose inner is memprobe's node and sets mj_ExtraMarks as
- * core would have for a Material.  The flag is only read while the join
+ * So memprobe's ExecutorStart_hook (hooks.c), once the plan state tree is
+ * built, has this file find every MergeJoinState whose inner is memprobe's
+ * node and set mj_ExtraMarks as core would have for a Material.  The flag is only read while the join
  * runs, so setting it after initialization changes nothing else.  eflags:
  * the join passes its own to the inner, adding only EXEC_FLAG_MARK (and not
  * even that with mj_SkipMarkRestore), so the REWIND bit the node received
@@ -33,7 +33,7 @@
  * asks for MARK (passed down through Result and SubqueryScan, which core's
  * test does not look through either), so plans without such a join are
  * skipped for the cost of one comparison.  On PostgreSQL 18 GenMaterial
- * stands aside and the hook is not installed.
+ * stands aside and there is no walk.
  *
  * EvalPlanQual: EvalPlanQualStart builds its recheck tree with ExecInitNode
  * directly, not through ExecutorStart, so merge joins in a recheck tree give
@@ -89,8 +89,6 @@
 #include "shared/compat.h"
 #include "store/material.h"
 
-static ExecutorStart_hook_type prev_executor_start = NULL;
-
 /*
  * extra_marks_walker
  *		Give every merge join in the tree whose inner is memprobe's node the
@@ -115,35 +113,23 @@ extra_marks_walker(PlanState *ps, void *context)
 }
 
 /*
- * material_executor_start
- *		ExecutorStart_hook: start the query as usual, then walk the plan state
- *		tree if it has a node the walk could concern.
+ * material_mergejoin_before_start, material_mergejoin_started
+ *		Around ExecutorStart (memprobe's ExecutorStart_hook, hooks.c): the
+ *		count of memprobe's nodes begun for marks only before it, then the
+ *		walk of the plan state tree if the query began one.  Nothing where
+ *		GenMaterial stands aside (18).
  */
-static void
-material_executor_start(QueryDesc *queryDesc, int eflags)
+uint64
+material_mergejoin_before_start(void)
 {
-	uint64		begun = material_mark_only_begins;
-
-	if (prev_executor_start)
-		prev_executor_start(queryDesc, eflags);
-	else
-		standard_ExecutorStart(queryDesc, eflags);
-
-	if (material_mark_only_begins != begun && queryDesc->planstate != NULL)
-		(void) extra_marks_walker(queryDesc->planstate, NULL);
+	return material_mark_only_begins;
 }
 
-/*
- * material_mergejoin_install_hooks
- *		Install the hook where GenMaterial can run (called only when memprobe
- *		is preloaded).
- */
 void
-material_mergejoin_install_hooks(void)
+material_mergejoin_started(QueryDesc *queryDesc, uint64 begun)
 {
 	if (MEMPROBE_CORE_TUPLESTORE_GENERATION)
 		return;
-
-	prev_executor_start = ExecutorStart_hook;
-	ExecutorStart_hook = material_executor_start;
+	if (material_mark_only_begins != begun && queryDesc->planstate != NULL)
+		(void) extra_marks_walker(queryDesc->planstate, NULL);
 }

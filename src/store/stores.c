@@ -126,7 +126,6 @@ node_stores(PlanState *ps, Tuplestorestate **stores)
 /* memprobe.enable_stores */
 static bool stores_enabled = true;
 
-static ExecutorStart_hook_type prev_executor_start = NULL;
 
 
 /*
@@ -594,16 +593,12 @@ start_walk(QueryDesc *queryDesc, bool claim, bool watch)
 	subplan_walk_end(&walk.subplans);
 }
 
-static void
-stores_executor_start(QueryDesc *queryDesc, int eflags)
+/* After ExecutorStart (memprobe's ExecutorStart_hook, hooks.c). */
+void
+stores_executor_started(QueryDesc *queryDesc, int eflags)
 {
 	bool		claim;
 	bool		watch;
-
-	if (prev_executor_start)
-		prev_executor_start(queryDesc, eflags);
-	else
-		standard_ExecutorStart(queryDesc, eflags);
 
 	/*
 	 * A plan of one node has none of these nodes but a lone Function Scan:
@@ -726,12 +721,6 @@ stores_init(void)
 							 &stores_enabled, true, PGC_USERSET, 0, NULL, NULL, NULL);
 }
 
-void
-stores_install_hooks(void)
-{
-	prev_executor_start = ExecutorStart_hook;
-	ExecutorStart_hook = stores_executor_start;
-}
 
 #else							/* PostgreSQL 18: core does it */
 
@@ -783,7 +772,7 @@ stores_init(void)
 }
 
 void
-stores_install_hooks(void)
+stores_executor_started(QueryDesc *queryDesc, int eflags)
 {
 }
 

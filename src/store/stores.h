@@ -11,10 +11,11 @@
 #ifndef MEMPROBE_STORES_H
 #define MEMPROBE_STORES_H
 
+#include "executor/execdesc.h"
 #include "nodes/execnodes.h"
 
 extern void stores_init(void);
-extern void stores_install_hooks(void);
+extern void stores_executor_started(QueryDesc *queryDesc, int eflags);
 
 /*
  * The most the node's stores held in memory (bytes, as work_mem is charged;
