@@ -196,6 +196,16 @@ SELECT count(*) AS hidden FROM memprobe_statements WHERE query = '<insufficient 
 SELECT memprobe_statements_reset() IS NOT NULL AS t;
 SELECT query, calls FROM memprobe_statements;
 
+-- After a reset, a statement run again from its cached plan, with nothing parsed in between that
+-- has a constant, is stored with its normalised text, not its literals: what the backend knew
+-- of the entries is stale once entries are removed.
+PREPARE st_after_reset AS SELECT count(*) FROM st_small WHERE a > 900;
+EXECUTE st_after_reset;
+SELECT memprobe_statements_reset() IS NOT NULL AS t;
+EXECUTE st_after_reset;
+SELECT query, calls FROM memprobe_statements WHERE query LIKE 'PREPARE st_after_reset%';
+DEALLOCATE st_after_reset;
+
 -- memprobe_statements_info, as pg_stat_statements_info: the reset returns its time, which the
 -- view shows with no eviction counted since.
 SELECT memprobe_statements_reset() AS reset_at \gset

@@ -907,10 +907,13 @@ guard_top_level_query_ended(void)
 }
 
 /*
- * Subtransactions open, as GetCurrentTransactionNestLevel() - 1 counts them,
- * without its call at every statement (guard_cancel_needs_handler): each
- * starts with SUBXACT_EVENT_START_SUB and ends with COMMIT_SUB or ABORT_SUB,
- * and none is left when the transaction ends.
+ * Subtransactions open, GetCurrentTransactionNestLevel() - 1, kept by the
+ * transaction callbacks so that guard_cancel_needs_handler makes no call at
+ * every statement.  Taken from core at each event, not counted: during
+ * START_SUB the new subtransaction is the current one, during COMMIT_SUB and
+ * ABORT_SUB the one ending still is (so a subtransaction whose start failed
+ * before its START_SUB, and is aborted, leaves it right); none is left when
+ * the transaction ends.
  */
 static int	subxacts_open = 0;
 
@@ -931,9 +934,9 @@ guard_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 	if (event == SUBXACT_EVENT_ABORT_SUB && mySubid == top_level_query_subxid)
 		guard_top_level_query_ended();
 	if (event == SUBXACT_EVENT_START_SUB)
-		subxacts_open++;
+		subxacts_open = GetCurrentTransactionNestLevel() - 1;
 	else if (event == SUBXACT_EVENT_COMMIT_SUB || event == SUBXACT_EVENT_ABORT_SUB)
-		subxacts_open--;
+		subxacts_open = GetCurrentTransactionNestLevel() - 2;
 }
 
 /* ------------------------------------------------------------------------

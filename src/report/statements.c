@@ -1020,6 +1020,13 @@ statements_executor_started(QueryDesc *queryDesc, int eflags)
 		e->stmt_len = queryDesc->plannedstmt->stmt_len;
 		e->text = NULL;
 		e->text_len = 0;
+		/*
+		 * What this backend knows is stale once entries were removed: a
+		 * statement run from a cached plan is parsed by no one who would
+		 * have noticed (query_texts_check_generation at parse analysis).
+		 */
+		if (unlikely(pg_atomic_read_u32(&shared->generation) != query_texts_known_generation))
+			query_texts_check_generation(pg_atomic_read_u32(&shared->generation));
 		e->text_known = query_texts_known_last(e->userid, e->queryid, e->toplevel) ||
 			query_texts_known(e->userid, e->queryid, e->toplevel);
 		if (!e->text_known)
@@ -1085,7 +1092,10 @@ statements_executor_run(COMPAT_EXECUTOR_RUN_PARAMS)
 		/*
 		 * A failed execution's last sample (note_failed reads it), taken as
 		 * the error is raised, before anything is freed: what the handler
-		 * below takes as it catches.
+		 * below takes as it catches.  Error context callbacks run for every
+		 * message reported below (a NOTICE, a LOG line too): each such
+		 * message then costs a walk of the executor's context tree, which
+		 * only raises the peak to what is held then.
 		 */
 		ErrorContextCallback sample;
 

@@ -142,20 +142,17 @@ step_kind(Form_pg_attribute att)
 		return DEFORM_STEP_CSTRING;
 	if (!att->attbyval)
 		return DEFORM_STEP_BYREF;
-	switch (att->attlen)
-	{
-		case sizeof(char):
-			return DEFORM_STEP_BYVAL1;
-		case sizeof(int16):
-			return DEFORM_STEP_BYVAL2;
-		case sizeof(int32):
-			return DEFORM_STEP_BYVAL4;
-		case sizeof(Datum):
-			return DEFORM_STEP_BYVAL8;
-		default:
-			elog(ERROR, "unsupported byval length: %d", (int) att->attlen);
-			return DEFORM_STEP_BYREF;	/* keep compiler quiet */
-	}
+	/* literal lengths: where Datum is 4 bytes, sizeof(Datum) would repeat sizeof(int32) */
+	if (att->attlen == 1)
+		return DEFORM_STEP_BYVAL1;
+	if (att->attlen == 2)
+		return DEFORM_STEP_BYVAL2;
+	if (att->attlen == 4)
+		return DEFORM_STEP_BYVAL4;
+	if (att->attlen == 8 && SIZEOF_DATUM == 8)
+		return DEFORM_STEP_BYVAL8;
+	elog(ERROR, "unsupported byval length: %d", (int) att->attlen);
+	return DEFORM_STEP_BYREF;	/* keep compiler quiet */
 }
 
 void
