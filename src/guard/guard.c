@@ -922,9 +922,7 @@ guard_xact_callback(XactEvent event, void *arg)
 {
 	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
 		guard_top_level_query_ended();
-	if (event != XACT_EVENT_PRE_COMMIT && event != XACT_EVENT_PARALLEL_PRE_COMMIT &&
-		event != XACT_EVENT_PRE_PREPARE)
-		subxacts_open = 0;
+	subxacts_open = 0;			/* at every event, pre-commit too: none is open */
 }
 
 static void

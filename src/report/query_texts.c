@@ -171,7 +171,7 @@ query_texts_remember(Oid userid, uint64 queryid, bool toplevel)
 {
 	KnownKey	key = known_key(userid, queryid, toplevel);
 
-	if (query_texts_last_known_valid && memcmp(&query_texts_last_known, &key, sizeof(key)) == 0)
+	if (query_texts_known_last(userid, queryid, toplevel))
 		return;
 	if (known != NULL && hash_get_num_entries(known) >= MAX_KNOWN)
 	{

@@ -121,17 +121,6 @@ deform_slot_release(TupleTableSlot *slot)
 	dslot->need = NULL;
 }
 
-/*
- * tuple_deform_set_need
- *		From now on fill only 'columns' (0-based column numbers) of the
- *		slot's tuples: the columns the node's quals and projection read.  The
- *		others are left unset although tts_nvalid counts them, so the caller
- *		must own every reader of the slot: a scan whose projection makes the
- *		tuples it returns, whose quals and projection read no whole row, and
- *		no one else reading its scan slot.  NULL: every column again.  Where
- *		it would skip (almost) nothing, the slot goes on deforming every
- *		column.
- */
 /* What deforming a column takes, as fetch_att() and att_addlength_pointer() decide it. */
 static DeformStepKind
 step_kind(Form_pg_attribute att)
@@ -155,6 +144,17 @@ step_kind(Form_pg_attribute att)
 	return DEFORM_STEP_BYREF;	/* keep compiler quiet */
 }
 
+/*
+ * tuple_deform_set_need
+ *		From now on fill only 'columns' (0-based column numbers) of the
+ *		slot's tuples: the columns the node's quals and projection read.  The
+ *		others are left unset although tts_nvalid counts them, so the caller
+ *		must own every reader of the slot: a scan whose projection makes the
+ *		tuples it returns, whose quals and projection read no whole row, and
+ *		no one else reading its scan slot.  NULL: every column again.  Where
+ *		it would skip (almost) nothing, the slot goes on deforming every
+ *		column.
+ */
 void
 tuple_deform_set_need(TupleTableSlot *slot, Bitmapset *columns)
 {
