@@ -7,7 +7,8 @@ with STATEMENTS more.  For each function of OBJECT (default memprobe.so) that co
 hook, a callback, anything entered from outside memprobe; and a hook that the hook before it
 calls through its prev_ pointer, known by its name), its instructions are its own plus
 those of everything it calls, less the calls that go on down the hook chain: core's standard_*
-functions, core's planner, and the next hook in the chain (another such memprobe function).  So
+functions, core's planner, and the next hook in the chain (another such memprobe function),
+also where a helper of memprobe's own that it calls makes them (counted the same way).  So
 each line is what that hook adds, and the lines add up to memprobe's cost.  The difference
 between the two profiles divided by STATEMENTS is the cost of one statement, without startup.
 
@@ -95,15 +96,33 @@ def hook_costs(path, obj_pattern):
     entries = {callee for (caller, callee) in calls
                if callee in ours and (caller not in ours or hook_name.search(callee))}
     chain = lambda fn: fn in entries or fn.startswith("standard_") or fn == "planner"
+    calls_of = defaultdict(int)
+    for (caller, callee), (_, c) in calls.items():
+        calls_of[callee] += c
+    memo = {}
+
+    def own_cost(fn, depth=0):
+        # fn's instructions less the chain's below it; a function of memprobe's own that fn
+        # calls (a helper the compiler kept out of line, which may call down the chain itself)
+        # counts the same way, shared among its callers by their calls
+        if fn in memo:
+            return memo[fn]
+        ir = self_ir.get(fn, 0)
+        for (caller, callee), (cir, c) in calls.items():
+            if caller != fn or chain(callee):
+                continue
+            if callee in ours and callee != fn and depth < 20 and calls_of[callee] > 0:
+                ir += own_cost(callee, depth + 1) * c / calls_of[callee]
+            else:
+                ir += cir
+        memo[fn] = ir
+        return ir
+
     cost = {}
     count = {}
     for fn in entries:
-        ir = self_ir.get(fn, 0)
-        for (caller, callee), (cir, _) in calls.items():
-            if caller == fn and not chain(callee):
-                ir += cir
-        cost[fn] = ir
-        count[fn] = sum(c for (caller, callee), (_, c) in calls.items() if callee == fn)
+        cost[fn] = own_cost(fn)
+        count[fn] = calls_of[fn]
     return cost, count
 
 

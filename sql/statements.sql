@@ -216,6 +216,7 @@ SELECT dealloc, stats_reset = :'reset_at' AS stats_reset_is_resets,
 -- Eviction: with memprobe.max = 100, 150 distinct statements leave at most 100 entries, and a
 -- much-used one survives; memprobe_statements_info counts the evictions.
 SELECT memprobe_statements_reset() AS reset_at \gset
+SELECT 7 * 6 AS gone;
 \set ECHO none
 \o /dev/null
 SELECT 'keep' AS keep;
@@ -236,6 +237,12 @@ SELECT format('SELECT %s', string_agg(i::text, ', ')) FROM generate_series(1, 15
 SELECT count(*) <= 100 AS bounded, count(*) >= 50 AS kept_many FROM memprobe_statements;
 SELECT query, calls FROM memprobe_statements WHERE query LIKE 'SELECT $1 AS keep%';
 SELECT count(*) AS widest_kept FROM memprobe_statements WHERE query LIKE 'SELECT $1, $2, %, $150';
+-- The statement run before them was evicted (the least used, decayed longest); run again, this
+-- backend's memo of its entry is stale (the element may hold another statement now), so it is
+-- stored anew, once, with its own text.
+SELECT count(*) AS gone_kept FROM memprobe_statements WHERE query LIKE 'SELECT $1 * $2 AS gone%';
+SELECT 7 * 6 AS gone;
+SELECT query, calls FROM memprobe_statements WHERE query LIKE 'SELECT $1 * $2 AS gone%';
 SELECT dealloc > 0 AS evicted, stats_reset = :'reset_at' AS stats_reset_kept
   FROM memprobe_statements_info;
 SELECT memprobe_statements_reset() IS NOT NULL AS t;

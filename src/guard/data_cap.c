@@ -198,22 +198,25 @@ data_cap_process(int pid, int procno, TimestampTz stmt_start, int64 *cap_bytes)
  * ------------------------------------------------------------------------
  */
 
+/* This process's slot once found (its number is its own for life), and what
+ * it last wrote to the slot's ended_stmt: data_cap.h's inline test reads both. */
+pg_atomic_uint32 *data_cap_my_capped = NULL;
+uint64		data_cap_ended_written = 0;
+static CapSlot *my_slot = NULL;
+
 void
-data_cap_statement_end(void)
+data_cap_statement_end_slow(void)
 {
-	/* this process's slot once found (its number is its own for life), and
-	 * what it last wrote to the slot's ended_stmt */
-	static CapSlot *slot = NULL;
-	static uint64 ended_written = 0;
 	uint64		ended;
 
-	if (unlikely(slot == NULL))
+	if (unlikely(my_slot == NULL))
 	{
 		int			procno = compat_my_proc_number();
 
 		if (shared == NULL || procno < 0 || procno >= shared->nslots)
 			return;
-		slot = &shared->slots[procno];
+		my_slot = &shared->slots[procno];
+		data_cap_my_capped = &my_slot->capped;
 	}
 	if (MyBEEntry == NULL)
 		return;
@@ -224,26 +227,18 @@ data_cap_statement_end(void)
 	 * repeating before the capped flag is read again.
 	 */
 	ended = (uint64) MyBEEntry->st_activity_start_timestamp;
-	if (ended != ended_written)
+	if (ended != data_cap_ended_written)
 	{
-		pg_atomic_write_u64(&slot->ended_stmt, ended);
+		pg_atomic_write_u64(&my_slot->ended_stmt, ended);
 		pg_memory_barrier();
-		ended_written = ended;
+		data_cap_ended_written = ended;
 	}
-	if (pg_atomic_read_u32(&slot->capped) == 0 ||
-		pg_atomic_exchange_u32(&slot->capped, 0) == 0)
+	if (pg_atomic_read_u32(&my_slot->capped) == 0 ||
+		pg_atomic_exchange_u32(&my_slot->capped, 0) == 0)
 		return;
 	if (original_known && setrlimit(RLIMIT_DATA, &original_limit) != 0)
 		ereport(LOG,
 				errmsg("memprobe: could not restore this process's data size limit: %m"));
-}
-
-/* Every abort ends the statement that failed, wherever it failed. */
-static void
-data_cap_xact_callback(XactEvent event, void *arg)
-{
-	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
-		data_cap_statement_end();
 }
 
 /* ------------------------------------------------------------------------
@@ -269,5 +264,4 @@ data_cap_install_hooks(void)
 	shmem_request_hook = data_cap_shmem_request;
 	prev_shmem_startup = shmem_startup_hook;
 	shmem_startup_hook = data_cap_shmem_startup;
-	RegisterXactCallback(data_cap_xact_callback, NULL);
 }

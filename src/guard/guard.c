@@ -907,34 +907,26 @@ guard_top_level_query_ended(void)
 }
 
 /*
- * Subtransactions open, GetCurrentTransactionNestLevel() - 1, kept by the
- * transaction callbacks so that guard_cancel_needs_handler makes no call at
- * every statement.  Taken from core at each event, not counted: during
- * START_SUB the new subtransaction is the current one, during COMMIT_SUB and
- * ABORT_SUB the one ending still is (so a subtransaction whose start failed
- * before its START_SUB, and is aborted, leaves it right); none is left when
- * the transaction ends.
+ * Subtransactions open, GetCurrentTransactionNestLevel() - 1 (guard.h), kept
+ * by the transaction callbacks so that guard_cancel_needs_handler makes no
+ * call at every statement.  Taken from core at each event, not counted:
+ * during START_SUB the new subtransaction is the current one, during
+ * COMMIT_SUB and ABORT_SUB the one ending still is (so a subtransaction whose
+ * start failed before its START_SUB, and is aborted, leaves it right); none
+ * is left when the transaction ends.
  */
-static int	subxacts_open = 0;
+int			guard_subxacts_open = 0;
 
-static void
-guard_xact_callback(XactEvent event, void *arg)
-{
-	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
-		guard_top_level_query_ended();
-	subxacts_open = 0;			/* at every event, pre-commit too: none is open */
-}
-
-static void
-guard_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
-					   SubTransactionId parentSubid, void *arg)
+/* A subtransaction event (memprobe's subtransaction callback, hooks.c). */
+void
+guard_subxact_event(SubXactEvent event, SubTransactionId mySubid)
 {
 	if (event == SUBXACT_EVENT_ABORT_SUB && mySubid == top_level_query_subxid)
 		guard_top_level_query_ended();
 	if (event == SUBXACT_EVENT_START_SUB)
-		subxacts_open = GetCurrentTransactionNestLevel() - 1;
+		guard_subxacts_open = GetCurrentTransactionNestLevel() - 1;
 	else if (event == SUBXACT_EVENT_COMMIT_SUB || event == SUBXACT_EVENT_ABORT_SUB)
-		subxacts_open = GetCurrentTransactionNestLevel() - 2;
+		guard_subxacts_open = GetCurrentTransactionNestLevel() - 2;
 }
 
 /* ------------------------------------------------------------------------
@@ -1092,42 +1084,6 @@ guard_emit_log(ErrorData *edata)
 	}
 	if (prev_emit_log)
 		prev_emit_log(edata);
-}
-
-/*
- * Does an ERROR reach the server log, and so guard_emit_log?  Not when
- * log_min_messages is above it (FATAL, PANIC) or is LOG, which core orders
- * above ERROR for the log (is_log_level_output).
- */
-static inline bool
-errors_reach_log(void)
-{
-	return log_min_messages <= ERROR && log_min_messages != LOG;
-}
-
-/*
- * While a statement is planned (memprobe's planner_hook, hooks.c) or run
- * (memprobe_statements' ExecutorRun_hook), a cancel the guard sent must
- * fail it with the guard's error, also where a PL/pgSQL handler or a
- * savepoint would catch it first: does this need a handler of memprobe's
- * around it that translates the cancel (guard_translate_cancel)?
- * nesting_level: the executor and utility nesting level (statements.c).
- *
- * Not a client's own statement outside any subtransaction: nothing between
- * the hook and the top level can catch the cancel (PL/pgSQL handlers and
- * savepoints run in a subtransaction of their own), so it reaches
- * guard_emit_log, which gives it the same error before the client or the
- * log sees it.  The handler (PG_TRY's setjmp and its bookkeeping, some 30 of
- * the ~1,300 instructions memprobe adds to a pgbench -S statement at each
- * of the two hooks: bench/RESULTS.md) is left out there; statements inside
- * functions, utility statements or subtransactions, and any while the log
- * does not see ERRORs, still get it.
- */
-bool
-guard_cancel_needs_handler(int nesting_level)
-{
-	Assert(subxacts_open == GetCurrentTransactionNestLevel() - 1);
-	return nesting_level != 0 || subxacts_open != 0 || !errors_reach_log();
 }
 
 /* ------------------------------------------------------------------------
@@ -1289,6 +1245,4 @@ guard_install_hooks(void)
 	shmem_startup_hook = guard_shmem_startup;
 	prev_emit_log = emit_log_hook;
 	emit_log_hook = guard_emit_log;
-	RegisterXactCallback(guard_xact_callback, NULL);
-	RegisterSubXactCallback(guard_subxact_callback, NULL);
 }

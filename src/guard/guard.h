@@ -13,7 +13,10 @@
 #ifndef MEMPROBE_GUARD_H
 #define MEMPROBE_GUARD_H
 
+#include "access/xact.h"
 #include "datatype/timestamp.h"
+#include "utils/elog.h"
+#include "utils/guc.h"
 #include "utils/palloc.h"
 
 /* One process at one sample, as the sampler hands it to the guard. */
@@ -51,8 +54,45 @@ extern void guard_after_sample(GuardCandidate *candidates, int n, TimestampTz sa
  */
 extern void guard_translate_cancel(MemoryContext cxt);
 
-/* While a statement is planned or run: is a handler that translates the guard's cancel needed? */
-extern bool guard_cancel_needs_handler(int nesting_level);
+/* Subtransactions open now (guard.c's transaction callbacks keep it). */
+extern int	guard_subxacts_open;
+
+/*
+ * Does an ERROR reach the server log, and so guard_emit_log?  Not when
+ * log_min_messages is above it (FATAL, PANIC) or is LOG, which core orders
+ * above ERROR for the log (is_log_level_output).
+ */
+static inline bool
+guard_errors_reach_log(void)
+{
+	return log_min_messages <= ERROR && log_min_messages != LOG;
+}
+
+/*
+ * While a statement is planned (memprobe's planner_hook, hooks.c) or run
+ * (memprobe_statements' ExecutorRun_hook), a cancel the guard sent must
+ * fail it with the guard's error, also where a PL/pgSQL handler or a
+ * savepoint would catch it first: does this need a handler of memprobe's
+ * around it that translates the cancel (guard_translate_cancel)?
+ * nesting_level: the executor and utility nesting level (statements.c).
+ *
+ * Not a client's own statement outside any subtransaction: nothing between
+ * the hook and the top level can catch the cancel (PL/pgSQL handlers and
+ * savepoints run in a subtransaction of their own), so it reaches
+ * guard_emit_log, which gives it the same error before the client or the
+ * log sees it.  The handler (PG_TRY's setjmp and its bookkeeping, some 30 of
+ * the ~1,300 instructions memprobe adds to a pgbench -S statement at each
+ * of the two hooks: bench/RESULTS.md) is left out there; statements inside
+ * functions, utility statements or subtransactions, and any while the log
+ * does not see ERRORs, still get it.  Inline: a call was 12 instructions of
+ * each hook.
+ */
+static inline bool
+guard_cancel_needs_handler(int nesting_level)
+{
+	Assert(guard_subxacts_open == GetCurrentTransactionNestLevel() - 1);
+	return nesting_level != 0 || guard_subxacts_open != 0 || !guard_errors_reach_log();
+}
 
 /*
  * In the sampler, at its start and after each reload: one WARNING when a
@@ -68,5 +108,21 @@ extern void guard_warn_if_sampling_off(void);
  */
 extern void guard_top_level_query_started(void);
 extern void guard_top_level_query_ended(void);
+
+/*
+ * A transaction event (memprobe's transaction callback, hooks.c): an abort
+ * ends the query that failed; no subtransaction is open at any event
+ * (pre-commit too).
+ */
+static inline void
+guard_xact_event(XactEvent event)
+{
+	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
+		guard_top_level_query_ended();
+	guard_subxacts_open = 0;
+}
+
+/* A subtransaction event (memprobe's subtransaction callback, hooks.c). */
+extern void guard_subxact_event(SubXactEvent event, SubTransactionId mySubid);
 
 #endif							/* MEMPROBE_GUARD_H */

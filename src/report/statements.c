@@ -8,7 +8,9 @@
  * shared memory requested in shmem_request_hook and created in
  * shmem_startup_hook, an LWLock guarding it (shared to update an existing
  * entry, exclusive to add or remove entries) and a spinlock per entry for
- * its counters; least-used entries evicted when the table is full
+ * its counters; unlike pg_stat_statements, a backend updates an entry it
+ * stored into before under that spinlock alone (entry_memo); least-used
+ * entries evicted when the table is full
  * (entry_dealloc); nesting level tracked across ExecutorRun,
  * ExecutorFinish and ProcessUtility with PG_TRY/PG_CATCH, so that an
  * error leaves it right; not across a SELECT's ExecutorFinish (nothing
@@ -46,7 +48,8 @@
  * Hot path: with memprobe.track excluding a statement, the hooks test the
  * level and move on (no allocation, no lookup).  A tracked statement costs
  * one small palloc in its es_query_cxt, a memory context walk per sample,
- * a plan walk at ExecutorEnd, and one hash lookup and spinlock.
+ * a plan walk at ExecutorEnd, and its entry's spinlock (the table's lock and
+ * a hash lookup too when the backend has not stored into that entry before).
  *
  * Copyright (c) 2026, The memprobe Developers
  *
@@ -111,6 +114,20 @@ static const struct config_enum_entry track_options[] = {
 };
 
 static int	statements_track = TRACK_TOP;
+
+/*
+ * The nesting levels memprobe.track counts are those below this: 0 for none,
+ * 1 for top, INT_MAX for all (assign_track).  One comparison where the
+ * setting's three values took three.
+ */
+static int	tracked_levels = 1;
+
+static void
+assign_track(int newval, void *extra)
+{
+	tracked_levels = newval == TRACK_ALL ? INT_MAX : (newval == TRACK_TOP ? 1 : 0);
+}
+
 static int	statements_max = 5000;
 static int	statements_text_bytes = 1024;
 
@@ -129,7 +146,15 @@ typedef struct StatementsKey
 typedef struct StatementsEntry
 {
 	StatementsKey key;			/* hash key; must be first */
-	slock_t		mutex;			/* protects the counters below */
+	slock_t		mutex;			/* protects incarnation and the counters below */
+	/*
+	 * Bumped whenever the entry leaves the table or its element is reused
+	 * (under the exclusive lock and the mutex): a backend that remembers the
+	 * entry (entry_memo) updates it under the mutex alone, and only if this
+	 * is still what it remembered.  Neither is ever reinitialised once the
+	 * table is made (entries_prepare).
+	 */
+	uint64		incarnation;
 	int64		calls;
 	double		mem_sum;		/* for the mean */
 	int64		mem_max;
@@ -172,14 +197,11 @@ static int	nesting_level = 0;
 /*
  * Set while a client's own statement runs without an error handler of
  * memprobe's (statements_executor_run): an error ends its transaction, and
- * the abort puts the nesting level back (statements_xact_callback).
+ * the abort puts the nesting level back (statements_xact_event).
  */
 static bool run_without_handler = false;
 
-#define TRACKED(level) \
-	(!IsParallelWorker() && \
-	 (statements_track == TRACK_ALL || \
-	  (statements_track == TRACK_TOP && (level) == 0)))
+#define TRACKED(level) ((level) < tracked_levels && !IsParallelWorker())
 
 /*
  * One tracked execution in progress: allocated in its es_query_cxt and
@@ -461,12 +483,10 @@ typedef struct NodePeakWalk
 	SubplanWalk subplans;		/* each shared sub plan walked once (plan_walk.h) */
 } NodePeakWalk;
 
-/* Fold one node's peak into the walk. */
-static void
-node_peak_visit(PlanState *ps, NodePeakWalk *walk)
+/* Does a node of this kind have a row in node_peaks[]? */
+static inline bool
+node_may_report_peak(NodeTag tag)
 {
-	NodeTag		tag = nodeTag(ps);
-
 	/* most nodes report nothing: one switch instead of a pass over node_peaks[] */
 	switch (tag)
 	{
@@ -481,10 +501,17 @@ node_peak_visit(PlanState *ps, NodePeakWalk *walk)
 		case T_RecursiveUnionState:
 		case T_CteScanState:
 		case T_TableFuncScanState:
-			break;
+			return true;
 		default:
-			return;
+			return false;
 	}
+}
+
+/* Fold the peak of a node that may report one into the walk. */
+static pg_noinline void
+node_peak_fold(PlanState *ps, NodePeakWalk *walk)
+{
+	NodeTag		tag = nodeTag(ps);
 
 	for (int i = 0; i < lengthof(node_peaks); i++)
 	{
@@ -501,6 +528,14 @@ node_peak_visit(PlanState *ps, NodePeakWalk *walk)
 		walk->spilled |= spilled;
 		break;
 	}
+}
+
+/* Fold one node's peak into the walk (a call only for the kinds that report). */
+static inline void
+node_peak_visit(PlanState *ps, NodePeakWalk *walk)
+{
+	if (node_may_report_peak(nodeTag(ps)))
+		node_peak_fold(ps, walk);
 }
 
 static bool
@@ -571,6 +606,51 @@ statements_shmem_request(void)
 	RequestNamedLWLockTranche("memprobe_statements", 1);
 }
 
+/*
+ * entries_prepare
+ *		Initialise the spinlock and incarnation of every element the table
+ *		will ever use, once, as it is made: a shared hash table allocates
+ *		all its statements_max elements at creation (ShmemInitHash with
+ *		init_size = max_size) and entry_alloc keeps it at most that full, so
+ *		entering that many keys and removing them again touches each.  From
+ *		then on an element's spinlock is never reinitialised: a backend with
+ *		an old memo of the element may be taking it (store).
+ */
+static void
+entries_prepare(void)
+{
+	StatementsKey key;
+
+	memset(&key, 0, sizeof(key));
+	for (int i = 0; i < statements_max; i++)
+	{
+		StatementsEntry *entry;
+
+		key.queryid = (uint64) i + 1;
+		entry = hash_search(hash, &key, HASH_ENTER, NULL);
+		SpinLockInit(&entry->mutex);
+		entry->incarnation = 0;
+	}
+	for (int i = 0; i < statements_max; i++)
+	{
+		key.queryid = (uint64) i + 1;
+		hash_search(hash, &key, HASH_REMOVE, NULL);
+	}
+}
+
+/*
+ * An entry leaves the table (caller holds the lock exclusively): a backend
+ * that remembers it no longer updates it, and stores anew.
+ */
+static void
+entry_remove(StatementsEntry *entry)
+{
+	SpinLockAcquire(&entry->mutex);
+	entry->incarnation++;
+	SpinLockRelease(&entry->mutex);
+	hash_search(hash, &entry->key, HASH_REMOVE, NULL);
+}
+
 static void
 statements_shmem_startup(void)
 {
@@ -594,14 +674,23 @@ statements_shmem_startup(void)
 	info.entrysize = entry_size();
 	hash = ShmemInitHash("memprobe_statements hash", statements_max, statements_max,
 						 &info, HASH_ELEM | HASH_BLOBS);
+	if (!found)
+		entries_prepare();
 	LWLockRelease(AddinShmemInitLock);
 }
+
+/* An entry and its usage as entry_dealloc read it. */
+typedef struct EntryUsage
+{
+	StatementsEntry *entry;
+	double		usage;
+} EntryUsage;
 
 static int
 usage_cmp(const void *a, const void *b)
 {
-	double		l = (*(StatementsEntry *const *) a)->usage;
-	double		r = (*(StatementsEntry *const *) b)->usage;
+	double		l = ((const EntryUsage *) a)->usage;
+	double		r = ((const EntryUsage *) b)->usage;
 
 	return l < r ? -1 : (l > r ? 1 : 0);
 }
@@ -616,22 +705,29 @@ static void
 entry_dealloc(void)
 {
 	HASH_SEQ_STATUS seq;
-	StatementsEntry **entries;
+	EntryUsage *entries;
 	StatementsEntry *entry;
 	int			n = 0;
 	int			nvictims;
 
-	entries = palloc(hash_get_num_entries(hash) * sizeof(StatementsEntry *));
+	/*
+	 * Usage is read and decayed under each entry's spinlock and sorted as
+	 * read: backends update entries they remember under that alone (store).
+	 */
+	entries = palloc(hash_get_num_entries(hash) * sizeof(EntryUsage));
 	hash_seq_init(&seq, hash);
 	while ((entry = hash_seq_search(&seq)) != NULL)
 	{
-		entries[n++] = entry;
+		SpinLockAcquire(&entry->mutex);
 		entry->usage *= USAGE_DECREASE_FACTOR;
+		entries[n].usage = entry->usage;
+		SpinLockRelease(&entry->mutex);
+		entries[n++].entry = entry;
 	}
-	qsort(entries, n, sizeof(StatementsEntry *), usage_cmp);
+	qsort(entries, n, sizeof(EntryUsage), usage_cmp);
 	nvictims = Min(n, Max(10, n * USAGE_DEALLOC_PERCENT / 100));
 	for (int i = 0; i < nvictims; i++)
-		hash_search(hash, &entries[i]->key, HASH_REMOVE, NULL);
+		entry_remove(entries[i].entry);
 	pfree(entries);
 
 	SpinLockAcquire(&shared->mutex);
@@ -657,13 +753,16 @@ entry_alloc(StatementsKey *key, const char *text, int text_len)
 	entry = hash_search(hash, key, HASH_ENTER, &found);
 	if (!found)
 	{
-		memset((char *) entry + sizeof(StatementsKey), 0,
-			   offsetof(StatementsEntry, text) - sizeof(StatementsKey));
-		SpinLockInit(&entry->mutex);
+		/* the spinlock as it is (entries_prepare): an old memo may be taking it */
+		SpinLockAcquire(&entry->mutex);
+		entry->incarnation++;
+		memset(&entry->calls, 0, offsetof(StatementsEntry, text) -
+			   offsetof(StatementsEntry, calls));
 		entry->node_kind = -1;
 		entry->private_max = -1;
 		entry->failed_private_max = -1;
 		entry->usage = 1.0;
+		SpinLockRelease(&entry->mutex);
 		memcpy(entry->text, text, text_len);
 		entry->text[text_len] = '\0';
 		entry->text_len = text_len;
@@ -701,17 +800,14 @@ statement_text(QueryDesc *queryDesc, int *len)
 }
 
 /*
- * Fold one execution's figures into its entry, creating it if needed, with
- * the normalised text when known (query_texts.c), else the statement's own.
- */
-/*
- * The shared entries this backend stored into last, by key: a hit skips the
- * shared hash's lookup (hashing the key, walking its bucket: 252 of the 864
- * instructions statements_executor_end took per pgbench -S statement in
- * bench/callgrind --oltp).  Entries move or go only when entry_dealloc or a
- * reset removes some, under the exclusive lock, and both bump generation; a
- * memo made in another generation is not used.  Read and written under the
- * lock, shared or exclusive.
+ * The shared entries this backend stored into last, by key, with the
+ * incarnation each had then.  A statement whose entry is remembered is
+ * stored under that entry's spinlock alone, if its incarnation is still
+ * the one remembered: neither the table's lock nor a lookup (the lock took
+ * some 110 of memprobe's instructions per pgbench -S statement, the lookup
+ * some 250, bench/RESULTS.md).  An entry that left the table since (entry_remove) or
+ * whose element now holds another (entry_alloc) has another incarnation,
+ * and is looked up again under the lock.
  */
 #define ENTRY_MEMO_SIZE 64
 
@@ -719,7 +815,7 @@ typedef struct EntryMemo
 {
 	StatementsKey key;
 	StatementsEntry *entry;		/* NULL: empty */
-	uint32		generation;
+	uint64		incarnation;
 } EntryMemo;
 
 static EntryMemo entry_memo[ENTRY_MEMO_SIZE];
@@ -731,35 +827,47 @@ entry_memo_slot(const StatementsKey *key)
 					   ENTRY_MEMO_SIZE];
 }
 
-/* The entry for key from the memo, or NULL. */
-static inline StatementsEntry *
-entry_memo_find(const StatementsKey *key)
-{
-	EntryMemo  *m = entry_memo_slot(key);
-
-	if (m->entry != NULL &&
-		m->generation == pg_atomic_read_u32(&shared->generation) &&
-		memcmp(&m->key, key, sizeof(StatementsKey)) == 0)
-		return m->entry;
-	return NULL;
-}
-
+/* Remember entry (caller holds the lock: its incarnation cannot change). */
 static inline void
-entry_memo_keep(const StatementsKey *key, StatementsEntry *entry)
+entry_memo_keep(EntryMemo *m, const StatementsKey *key, StatementsEntry *entry)
 {
-	EntryMemo  *m = entry_memo_slot(key);
-
 	memcpy(&m->key, key, sizeof(StatementsKey));	/* padding too: compared by memcmp */
 	m->entry = entry;
-	m->generation = pg_atomic_read_u32(&shared->generation);
+	m->incarnation = entry->incarnation;
 }
 
+/* Fold one execution's figures into entry (caller holds its spinlock). */
+static inline void
+entry_add(StatementsEntry *entry, int64 mem, NodePeakWalk *walk, int64 temp_bytes,
+		  int64 private_peak)
+{
+	entry->calls++;
+	entry->usage += 1.0;
+	entry->mem_sum += (double) mem;
+	entry->mem_max = Max(entry->mem_max, mem);
+	entry->mem_last = mem;
+	if (walk->kind >= 0 && (entry->node_kind < 0 || walk->bytes > entry->node_peak))
+	{
+		entry->node_peak = walk->bytes;
+		entry->node_kind = walk->kind;
+	}
+	if (walk->spilled)
+		entry->spills++;
+	entry->temp_bytes += temp_bytes;
+	entry->private_max = Max(entry->private_max, private_peak);
+}
+
+/*
+ * Fold one execution's figures into its entry, creating it if needed, with
+ * the normalised text when known (query_texts.c), else the statement's own.
+ */
 static void
 store(QueryDesc *queryDesc, const char *normalized, int normalized_len, bool text_known,
 	  bool toplevel, int64 mem, NodePeakWalk *walk, int64 temp_bytes, int64 private_peak)
 {
 	StatementsKey key;
 	StatementsEntry *entry;
+	EntryMemo  *m;
 
 	memset(&key, 0, sizeof(key));
 	key.userid = GetUserId();
@@ -767,10 +875,23 @@ store(QueryDesc *queryDesc, const char *normalized, int normalized_len, bool tex
 	key.queryid = queryDesc->plannedstmt->queryId;
 	key.toplevel = toplevel;
 
+	m = entry_memo_slot(&key);
+	if (m->entry != NULL && memcmp(&m->key, &key, sizeof(StatementsKey)) == 0)
+	{
+		entry = m->entry;
+		SpinLockAcquire(&entry->mutex);
+		if (likely(entry->incarnation == m->incarnation))
+		{
+			Assert(memcmp(&entry->key, &key, sizeof(StatementsKey)) == 0);
+			entry_add(entry, mem, walk, temp_bytes, private_peak);
+			SpinLockRelease(&entry->mutex);
+			goto stored;
+		}
+		SpinLockRelease(&entry->mutex);
+	}
+
 	LWLockAcquire(shared->lock, LW_SHARED);
-	entry = entry_memo_find(&key);
-	if (entry == NULL)
-		entry = hash_search(hash, &key, HASH_FIND, NULL);
+	entry = hash_search(hash, &key, HASH_FIND, NULL);
 	if (entry == NULL)
 	{
 		const char *text;
@@ -787,26 +908,13 @@ store(QueryDesc *queryDesc, const char *normalized, int normalized_len, bool tex
 		LWLockAcquire(shared->lock, LW_EXCLUSIVE);
 		entry = entry_alloc(&key, text, text_len);
 	}
-	entry_memo_keep(&key, entry);
-
+	entry_memo_keep(m, &key, entry);
 	SpinLockAcquire(&entry->mutex);
-	entry->calls++;
-	entry->usage += 1.0;
-	entry->mem_sum += (double) mem;
-	entry->mem_max = Max(entry->mem_max, mem);
-	entry->mem_last = mem;
-	if (walk->kind >= 0 && (entry->node_kind < 0 || walk->bytes > entry->node_peak))
-	{
-		entry->node_peak = walk->bytes;
-		entry->node_kind = walk->kind;
-	}
-	if (walk->spilled)
-		entry->spills++;
-	entry->temp_bytes += temp_bytes;
-	entry->private_max = Max(entry->private_max, private_peak);
+	entry_add(entry, mem, walk, temp_bytes, private_peak);
 	SpinLockRelease(&entry->mutex);
-
 	LWLockRelease(shared->lock);
+
+stored:
 	/* known at its start: remembered then (a reset since is noticed at the next start) */
 	if (!text_known)
 		query_texts_remember(key.userid, key.queryid, key.toplevel);
@@ -888,8 +996,9 @@ store_failed(void)
 	nfailed = 0;
 }
 
-static void
-statements_xact_callback(XactEvent event, void *arg)
+/* A transaction event (memprobe's transaction callback, hooks.c). */
+void
+statements_xact_event(XactEvent event)
 {
 	/*
 	 * A client's statement that ran without a handler failed (or, in a
@@ -908,9 +1017,9 @@ statements_xact_callback(XactEvent event, void *arg)
 		store_failed();
 }
 
-static void
-statements_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
-							SubTransactionId parentSubid, void *arg)
+/* A subtransaction event (memprobe's subtransaction callback, hooks.c). */
+void
+statements_subxact_event(SubXactEvent event)
 {
 	if (nfailed > 0 && shared != NULL && event == SUBXACT_EVENT_ABORT_SUB)
 		store_failed();
@@ -1103,10 +1212,36 @@ sample_at_error(void *arg)
 		execution_sample(e);
 }
 
+/*
+ * A run with the guard's handler around it (statements_executor_run): out
+ * of line, so that the run without one saves no registers for setjmp.
+ */
+static pg_noinline void
+run_with_handler(COMPAT_EXECUTOR_RUN_PARAMS)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	Execution  *e;
+
+	nesting_level++;
+	PG_TRY();
+	{
+		run_next(COMPAT_EXECUTOR_RUN_ARGS);
+	}
+	PG_CATCH();
+	{
+		nesting_level--;
+		/* a failed execution's last sample (note_failed reads it) */
+		if (executions != NULL && (e = execution_find(queryDesc)) != NULL)
+			execution_sample(e);
+		statement_failed(cxt);
+	}
+	PG_END_TRY();
+	nesting_level--;
+}
+
 static void
 statements_executor_run(COMPAT_EXECUTOR_RUN_PARAMS)
 {
-	MemoryContext cxt = CurrentMemoryContext;
 	Execution  *e;
 
 	if (nesting_level == 0 && !guard_cancel_needs_handler(0))
@@ -1117,7 +1252,8 @@ statements_executor_run(COMPAT_EXECUTOR_RUN_PARAMS)
 		 * below takes as it catches.  Error context callbacks run for every
 		 * message reported below (a NOTICE, a LOG line too): each such
 		 * message then costs a walk of the executor's context tree, which
-		 * only raises the peak to what is held then.
+		 * only raises the peak to what is held then.  The handler's sample
+		 * is run_with_handler's.
 		 */
 		ErrorContextCallback sample;
 
@@ -1133,23 +1269,7 @@ statements_executor_run(COMPAT_EXECUTOR_RUN_PARAMS)
 		error_context_stack = sample.previous;
 	}
 	else
-	{
-		nesting_level++;
-		PG_TRY();
-		{
-			run_next(COMPAT_EXECUTOR_RUN_ARGS);
-		}
-		PG_CATCH();
-		{
-			nesting_level--;
-			/* a failed execution's last sample (note_failed reads it) */
-			if (executions != NULL && (e = execution_find(queryDesc)) != NULL)
-				execution_sample(e);
-			statement_failed(cxt);
-		}
-		PG_END_TRY();
-		nesting_level--;
-	}
+		run_with_handler(COMPAT_EXECUTOR_RUN_ARGS);
 
 	if (executions != NULL && (e = execution_find(queryDesc)) != NULL)
 		execution_sample(e);
@@ -1461,7 +1581,7 @@ memprobe_statements_reset(PG_FUNCTION_ARGS)
 	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
 	hash_seq_init(&seq, hash);
 	while ((entry = hash_seq_search(&seq)) != NULL)
-		hash_search(hash, &entry->key, HASH_REMOVE, NULL);
+		entry_remove(entry);
 	SpinLockAcquire(&shared->mutex);
 	shared->dealloc = 0;
 	shared->stats_reset = now;
@@ -1523,7 +1643,7 @@ statements_init(void)
 							 "top: statements issued by clients; all: also statements run inside "
 							 "functions and procedures; none: no tracking.",
 							 &statements_track, TRACK_TOP, track_options,
-							 PGC_SUSET, 0, NULL, NULL, NULL);
+							 PGC_SUSET, 0, NULL, assign_track, NULL);
 	DefineCustomIntVariable("memprobe.max",
 							"Most statements memprobe_statements keeps.",
 							"The least used are evicted when the table is full.",
@@ -1569,6 +1689,4 @@ statements_install_hooks(void)
 	ExecutorFinish_hook = statements_executor_finish;
 	prev_process_utility = ProcessUtility_hook;
 	ProcessUtility_hook = statements_process_utility;
-	RegisterXactCallback(statements_xact_callback, NULL);
-	RegisterSubXactCallback(statements_subxact_callback, NULL);
 }

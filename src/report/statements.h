@@ -10,6 +10,7 @@
 #ifndef MEMPROBE_STATEMENTS_H
 #define MEMPROBE_STATEMENTS_H
 
+#include "access/xact.h"
 #include "executor/execdesc.h"
 
 extern void statements_init(void);
@@ -20,5 +21,9 @@ extern int	statements_nesting_level(void);
 /* around the executor (memprobe's hooks, hooks.c) */
 extern void statements_executor_started(QueryDesc *queryDesc, int eflags);
 extern void statements_executor_end(QueryDesc *queryDesc);
+
+/* transaction and subtransaction events (memprobe's callbacks, hooks.c) */
+extern void statements_xact_event(XactEvent event);
+extern void statements_subxact_event(SubXactEvent event);
 
 #endif							/* MEMPROBE_STATEMENTS_H */

@@ -129,7 +129,9 @@ typedef struct ExplainFrame
 	struct ExplainFrame *outer;
 } ExplainFrame;
 
-static ExplainFrame *current_frame = NULL;
+/* the innermost EXPLAIN ANALYZE running (explain_storage.h's inline tests read it) */
+ExplainFrame *explain_storage_current_frame = NULL;
+#define current_frame explain_storage_current_frame
 
 /* The wrapped output receiver. */
 typedef struct HoldingReceiver
@@ -433,14 +435,13 @@ is_explained_query(QueryDesc *queryDesc, int eflags)
 
 /* After ExecutorStart (memprobe's ExecutorStart_hook, hooks.c). */
 void
-explain_storage_executor_started(QueryDesc *queryDesc, int eflags)
+explain_storage_query_started(QueryDesc *queryDesc, int eflags)
 {
 	/*
 	 * Queries started while an explained one runs are its functions' (or an
 	 * EXPLAIN memprobe did not wrap): not the frame's.
 	 */
-	if (unlikely(current_frame != NULL) && current_frame->queries == NIL &&
-		is_explained_query(queryDesc, eflags))
+	if (current_frame->queries == NIL && is_explained_query(queryDesc, eflags))
 	{
 		MemoryContext old = MemoryContextSwitchTo(current_frame->cxt);
 
@@ -475,9 +476,9 @@ number_explained_query(QueryDesc *queryDesc)
  * out of line, so that this is a test.
  */
 void
-explain_storage_executor_ending(QueryDesc *queryDesc)
+explain_storage_query_ending(QueryDesc *queryDesc)
 {
-	if (unlikely(current_frame != NULL) && list_member_ptr(current_frame->queries, queryDesc))
+	if (list_member_ptr(current_frame->queries, queryDesc))
 		number_explained_query(queryDesc);
 }
 
@@ -1146,13 +1147,15 @@ explain_storage_install_hooks(void)
 {
 }
 
+struct ExplainFrame *explain_storage_current_frame = NULL;
+
 void
-explain_storage_executor_started(QueryDesc *queryDesc, int eflags)
+explain_storage_query_started(QueryDesc *queryDesc, int eflags)
 {
 }
 
 void
-explain_storage_executor_ending(QueryDesc *queryDesc)
+explain_storage_query_ending(QueryDesc *queryDesc)
 {
 }
 

@@ -16,8 +16,27 @@
 extern void explain_storage_init(void);
 extern void explain_storage_install_hooks(void);
 
-/* around the executor (memprobe's hooks, hooks.c) */
-extern void explain_storage_executor_started(QueryDesc *queryDesc, int eflags);
-extern void explain_storage_executor_ending(QueryDesc *queryDesc);
+/* the innermost EXPLAIN ANALYZE memprobe wrapped that is running, or NULL (always on 18) */
+extern struct ExplainFrame *explain_storage_current_frame;
+extern void explain_storage_query_started(QueryDesc *queryDesc, int eflags);
+extern void explain_storage_query_ending(QueryDesc *queryDesc);
+
+/*
+ * Around the executor (memprobe's hooks, hooks.c).  Inline: outside an
+ * EXPLAIN ANALYZE, which is every other statement, one test and no call.
+ */
+static inline void
+explain_storage_executor_started(QueryDesc *queryDesc, int eflags)
+{
+	if (unlikely(explain_storage_current_frame != NULL))
+		explain_storage_query_started(queryDesc, eflags);
+}
+
+static inline void
+explain_storage_executor_ending(QueryDesc *queryDesc)
+{
+	if (unlikely(explain_storage_current_frame != NULL))
+		explain_storage_query_ending(queryDesc);
+}
 
 #endif							/* MEMPROBE_EXPLAIN_STORAGE_H */

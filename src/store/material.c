@@ -165,16 +165,14 @@ substitute_materials(Plan *plan)
 }
 
 /*
- * material_planned
- *		After planning (memprobe's planner_hook, hooks.c): substitute Material
- *		nodes in the main plan and in every subplan and initplan.
+ * material_substitute
+ *		After planning (material_planned, material.h, for a plan of more
+ *		than one scan node): substitute Material nodes in the main plan and
+ *		in every subplan and initplan.
  */
 PlannedStmt *
-material_planned(PlannedStmt *stmt)
+material_substitute(PlannedStmt *stmt)
 {
-	/* the common OLTP plan, one scan node: nothing to walk */
-	if (stmt->subplans == NIL && plan_is_leaf(stmt->planTree))
-		return stmt;
 	if (!material_enabled || !memprobe_changes_plans() || !material_supported())
 		return stmt;
 

@@ -113,23 +113,13 @@ extra_marks_walker(PlanState *ps, void *context)
 }
 
 /*
- * material_mergejoin_before_start, material_mergejoin_started
- *		Around ExecutorStart (memprobe's ExecutorStart_hook, hooks.c): the
- *		count of memprobe's nodes begun for marks only before it, then the
- *		walk of the plan state tree if the query began one.  Nothing where
- *		GenMaterial stands aside (18).
+ * material_mergejoin_walk
+ *		After ExecutorStart began one of memprobe's nodes for marks only
+ *		(material_mergejoin_started, material.h): the walk of the plan
+ *		state tree.
  */
-uint64
-material_mergejoin_before_start(void)
-{
-	return material_mark_only_begins;
-}
-
 void
-material_mergejoin_started(QueryDesc *queryDesc, uint64 begun)
+material_mergejoin_walk(QueryDesc *queryDesc)
 {
-	if (MEMPROBE_CORE_TUPLESTORE_GENERATION)
-		return;
-	if (material_mark_only_begins != begun && queryDesc->planstate != NULL)
-		(void) extra_marks_walker(queryDesc->planstate, NULL);
+	(void) extra_marks_walker(queryDesc->planstate, NULL);
 }
