@@ -59,7 +59,7 @@ REGRESS = setup module_version contexts alloc_bench alloc_bench_cancel bump priv
 REGRESS_OPTS = --temp-config=$(srcdir)/memprobe.conf --temp-instance=./tmp_check
 
 # Concurrency specs (specs/*.spec), on a temporary preloaded server of their own.
-ISOLATION = material_epq streamscan_epq streamscan_serializable backends_idle
+ISOLATION = material_epq streamscan_epq streamscan_serializable backends_idle statements_memo
 ISOLATION_OPTS = --temp-config=$(srcdir)/memprobe.conf --temp-instance=./tmp_check_iso
 
 # Test builds only (scripts/test): src/testing/, never compiled into a build for production use:
