@@ -198,8 +198,11 @@ data_cap_process(int pid, int procno, TimestampTz stmt_start, int64 *cap_bytes)
  * ------------------------------------------------------------------------
  */
 
-/* This process's slot once found (its number is its own for life), and what
- * it last wrote to the slot's ended_stmt: data_cap.h's inline test reads both. */
+/*
+ * This process's slot once found (its number is its own for life), and what
+ * it last wrote to the slot's ended_stmt: data_cap.h's inline test reads
+ * the slot's capped flag and that.
+ */
 pg_atomic_uint32 *data_cap_my_capped = NULL;
 uint64		data_cap_ended_written = 0;
 static CapSlot *my_slot = NULL;

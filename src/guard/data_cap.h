@@ -35,7 +35,6 @@ extern pg_atomic_uint32 *data_cap_my_capped;
 extern uint64 data_cap_ended_written;
 extern void data_cap_statement_end_slow(void);
 
-
 /*
  * In a backend, at the end of each top-level statement: say so, and lift a
  * cap the sampler set.  (Aborts call it themselves.)  Inline, the test of

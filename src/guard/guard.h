@@ -80,9 +80,9 @@ guard_errors_reach_log(void)
  * the hook and the top level can catch the cancel (PL/pgSQL handlers and
  * savepoints run in a subtransaction of their own), so it reaches
  * guard_emit_log, which gives it the same error before the client or the
- * log sees it.  The handler (PG_TRY's setjmp and its bookkeeping, some 30 of
- * the ~1,300 instructions memprobe adds to a pgbench -S statement at each
- * of the two hooks: bench/RESULTS.md) is left out there; statements inside
+ * log sees it.  The handler (PG_TRY's setjmp and its bookkeeping, some 30
+ * instructions of a pgbench -S statement at each of the two hooks:
+ * bench/RESULTS.md) is left out there; statements inside
  * functions, utility statements or subtransactions, and any while the log
  * does not see ERRORs, still get it.  Inline: a call was 12 instructions of
  * each hook.

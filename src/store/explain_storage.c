@@ -131,7 +131,6 @@ typedef struct ExplainFrame
 
 /* the innermost EXPLAIN ANALYZE running (explain_storage.h's inline tests read it) */
 ExplainFrame *explain_storage_current_frame = NULL;
-#define current_frame explain_storage_current_frame
 
 /* The wrapped output receiver. */
 typedef struct HoldingReceiver
@@ -433,19 +432,24 @@ is_explained_query(QueryDesc *queryDesc, int eflags)
 		compat_dest_is_explain_serialize(dest);
 }
 
-/* After ExecutorStart (memprobe's ExecutorStart_hook, hooks.c). */
+/*
+ * After ExecutorStart, while an EXPLAIN memprobe wrapped runs
+ * (explain_storage_executor_started, explain_storage.h, tests that).
+ */
 void
 explain_storage_query_started(QueryDesc *queryDesc, int eflags)
 {
+	ExplainFrame *frame = explain_storage_current_frame;
+
 	/*
 	 * Queries started while an explained one runs are its functions' (or an
 	 * EXPLAIN memprobe did not wrap): not the frame's.
 	 */
-	if (current_frame->queries == NIL && is_explained_query(queryDesc, eflags))
+	if (frame->queries == NIL && is_explained_query(queryDesc, eflags))
 	{
-		MemoryContext old = MemoryContextSwitchTo(current_frame->cxt);
+		MemoryContext old = MemoryContextSwitchTo(frame->cxt);
 
-		current_frame->queries = lappend(current_frame->queries, queryDesc);
+		frame->queries = lappend(frame->queries, queryDesc);
 		MemoryContextSwitchTo(old);
 	}
 }
@@ -454,14 +458,15 @@ explain_storage_query_started(QueryDesc *queryDesc, int eflags)
 static pg_noinline void
 number_explained_query(QueryDesc *queryDesc)
 {
+	ExplainFrame *frame = explain_storage_current_frame;
 	PlanState  *ps = queryDesc->planstate;
-	NumberWalk	walk = {current_frame, queryDesc->plannedstmt, NULL, NIL, -1};
+	NumberWalk	walk = {frame, queryDesc->plannedstmt, NULL, NIL, -1};
 	MemoryContext work = AllocSetContextCreate(CurrentMemoryContext,
 											   "memprobe EXPLAIN numbering",
 											   ALLOCSET_DEFAULT_SIZES);
 	MemoryContext old = MemoryContextSwitchTo(work);
 
-	current_frame->queries = list_delete_ptr(current_frame->queries, queryDesc);
+	frame->queries = list_delete_ptr(frame->queries, queryDesc);
 	/* ExplainPrintPlan() skips an invisible Gather */
 	if (IsA(ps, GatherState) && ((Gather *) ps->plan)->invisible)
 		ps = outerPlanState(ps);
@@ -471,14 +476,13 @@ number_explained_query(QueryDesc *queryDesc)
 }
 
 /*
- * Before ExecutorEnd (memprobe's ExecutorEnd_hook, hooks.c).  Every
- * statement comes here, nearly all without an EXPLAIN running: the work is
- * out of line, so that this is a test.
+ * Before ExecutorEnd, while an EXPLAIN memprobe wrapped runs
+ * (explain_storage_executor_ending, explain_storage.h, tests that).
  */
 void
 explain_storage_query_ending(QueryDesc *queryDesc)
 {
-	if (list_member_ptr(current_frame->queries, queryDesc))
+	if (list_member_ptr(explain_storage_current_frame->queries, queryDesc))
 		number_explained_query(queryDesc);
 }
 
@@ -1084,7 +1088,7 @@ explain_storage_process_utility(PlannedStmt *pstmt, const char *queryString,
 	frame->cxt = cxt;
 	frame->format = format;
 	frame->verbose = verbose;
-	frame->outer = current_frame;
+	frame->outer = explain_storage_current_frame;
 	holding = MemoryContextAllocZero(cxt, sizeof(HoldingReceiver));
 	holding->pub.receiveSlot = holding_receive;
 	holding->pub.rStartup = holding_startup;
@@ -1094,7 +1098,7 @@ explain_storage_process_utility(PlannedStmt *pstmt, const char *queryString,
 	holding->inner = dest;
 	holding->frame = frame;
 
-	current_frame = frame;
+	explain_storage_current_frame = frame;
 	PG_TRY();
 	{
 		if (prev_process_utility)
@@ -1106,7 +1110,7 @@ explain_storage_process_utility(PlannedStmt *pstmt, const char *queryString,
 	}
 	PG_FINALLY();
 	{
-		current_frame = frame->outer;
+		explain_storage_current_frame = frame->outer;
 		MemoryContextDelete(cxt);
 	}
 	PG_END_TRY();
