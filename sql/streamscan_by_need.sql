@@ -30,8 +30,9 @@ INSERT INTO bn (t, c1, c6, c11, a1, a2) SELECT 'new', g, g, g, g, 'a' || g FROM 
 VACUUM ANALYZE bn;
 
 -- Run q by need, column by column, by need with the plain-column projection's copy off
--- (memprobe.streamscan_simple_projection), and with core's Seq Scan: rows, and whether the four
--- agree.
+-- (memprobe.streamscan_simple_projection), by need with the copy but not deforming into the
+-- projection's row (memprobe.streamscan_direct_projection), and with core's Seq Scan: rows, and
+-- whether the five agree.
 CREATE FUNCTION bn_same(q text, OUT nrows bigint, OUT same bool) LANGUAGE plpgsql AS $$
 DECLARE
   n_diff bigint;
@@ -44,17 +45,21 @@ BEGIN
   PERFORM set_config('memprobe.streamscan_simple_projection', 'off', true);
   EXECUTE 'CREATE TEMP TABLE bn_d AS ' || q;
   PERFORM set_config('memprobe.streamscan_simple_projection', 'on', true);
+  PERFORM set_config('memprobe.streamscan_direct_projection', 'off', true);
+  EXECUTE 'CREATE TEMP TABLE bn_e AS ' || q;
+  PERFORM set_config('memprobe.streamscan_direct_projection', 'on', true);
   PERFORM set_config('memprobe.enable_streamscan', 'off', true);
   EXECUTE 'CREATE TEMP TABLE bn_c AS ' || q;
   PERFORM set_config('memprobe.enable_streamscan', 'on', true);
   EXECUTE 'SELECT count(*) FROM bn_a' INTO nrows;
   EXECUTE '(SELECT count(*) FROM ((TABLE bn_a EXCEPT ALL TABLE bn_b) UNION ALL (TABLE bn_b EXCEPT ALL TABLE bn_a)
                                   UNION ALL (TABLE bn_a EXCEPT ALL TABLE bn_c) UNION ALL (TABLE bn_c EXCEPT ALL TABLE bn_a)
-                                  UNION ALL (TABLE bn_a EXCEPT ALL TABLE bn_d) UNION ALL (TABLE bn_d EXCEPT ALL TABLE bn_a)) d)'
+                                  UNION ALL (TABLE bn_a EXCEPT ALL TABLE bn_d) UNION ALL (TABLE bn_d EXCEPT ALL TABLE bn_a)
+                                  UNION ALL (TABLE bn_a EXCEPT ALL TABLE bn_e) UNION ALL (TABLE bn_e EXCEPT ALL TABLE bn_a)) d)'
     INTO n_diff;
   same := n_diff = 0 AND nrows = (SELECT count(*) FROM bn_b) AND nrows = (SELECT count(*) FROM bn_c)
-          AND nrows = (SELECT count(*) FROM bn_d);
-  DROP TABLE bn_a, bn_b, bn_c, bn_d;
+          AND nrows = (SELECT count(*) FROM bn_d) AND nrows = (SELECT count(*) FROM bn_e);
+  DROP TABLE bn_a, bn_b, bn_c, bn_d, bn_e;
 END $$;
 
 -- one column after a varlena (the seed's shape), several, every one; quals on later columns
@@ -89,6 +94,63 @@ FETCH 3 FROM bn_cur;
 FETCH BACKWARD 2 FROM bn_cur;
 FETCH ABSOLUTE 5 FROM bn_cur;
 COMMIT;
+
+-- No qual, and a projection of plain columns each named once: a tuple is deformed straight into
+-- the projection's slot (streamscan_exec_columns), one with a NULL before the last column read
+-- or lacking a column through the scan slot and the copy.  Every kind of column, in another
+-- order (most rows straight; the columns added later: every row through the slot); one column
+-- twice (the copy again); no column skipped; a parent that keeps the rows.
+SELECT * FROM bn_same($$SELECT v2, c9, c7, c4, c3, c5, c8, v1, c1, c10, c2 FROM bn$$);
+SELECT * FROM bn_same($$SELECT v2, c1, a2, c7, a1, v1, c11, c3, c4 FROM bn$$);
+SELECT * FROM bn_same($$SELECT c2, c1, t FROM bn$$);
+SELECT * FROM bn_same($$SELECT c11, c11 AS again, c9 FROM bn$$);
+SELECT * FROM bn_same($$SELECT v3, c10 FROM bn ORDER BY c10, v3 LIMIT 700$$);
+-- Rescanned: a correlated subplan's scan, once per outer row.
+EXPLAIN (COSTS OFF)
+  SELECT v.x, (SELECT max(b.c11) + v.x FROM bn b) FROM (VALUES (12), (500), (-1)) v(x);
+SELECT * FROM bn_same($$SELECT v.x, (SELECT max(b.c11) + sum(length(b.v2)) + v.x FROM bn b) m
+                          FROM (VALUES (12), (500), (-1)) v(x)$$);
+-- Which scans take it (a line at their first row): not one with a qual, nor one naming a column
+-- twice, nor with any of the three settings off.
+SET client_min_messages = debug1;
+SELECT sum(c11) FROM bn;
+SELECT sum(c11) FROM bn WHERE c1 > 0;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT sum(c11 + again) FROM (SELECT c11, c11 AS again FROM bn OFFSET 0) s;
+SELECT sum(c11 + again) FROM (SELECT c11, c11 AS again FROM bn OFFSET 0) s;
+SET memprobe.streamscan_deform_by_need = off;
+SELECT sum(c11) FROM bn;
+RESET memprobe.streamscan_deform_by_need;
+SET memprobe.streamscan_simple_projection = off;
+SELECT sum(c11) FROM bn;
+RESET memprobe.streamscan_simple_projection;
+SET memprobe.streamscan_direct_projection = off;
+SELECT sum(c11) FROM bn;
+RESET memprobe.streamscan_direct_projection;
+RESET client_min_messages;
+-- A table without NULLs (the same rows, in the order written): cursors read forward, backward and
+-- by position, and WHERE CURRENT OF finds the row from the scan slot, which still holds the tuple.
+CREATE TABLE bn_plain (t text, k int, skipped int, v int);
+INSERT INTO bn_plain SELECT repeat('x', g % 30), g, 0, g * 10 FROM generate_series(1, 2000) g;
+BEGIN;
+DECLARE bn_all SCROLL CURSOR FOR SELECT v, k FROM bn_plain;
+FETCH 3 FROM bn_all;
+FETCH BACKWARD 2 FROM bn_all;
+FETCH ABSOLUTE 1500 FROM bn_all;
+FETCH RELATIVE -700 FROM bn_all;
+FETCH LAST FROM bn_all;
+FETCH NEXT FROM bn_all;
+FETCH PRIOR FROM bn_all;
+COMMIT;
+BEGIN;
+DECLARE bn_upd CURSOR FOR SELECT v, k FROM bn_plain;
+FETCH 2 FROM bn_upd;
+UPDATE bn_plain SET v = -v WHERE CURRENT OF bn_upd RETURNING k, v;
+MOVE 997 IN bn_upd;
+DELETE FROM bn_plain WHERE CURRENT OF bn_upd RETURNING k, v;
+FETCH 1 FROM bn_upd;
+SELECT k, v FROM bn_plain WHERE k IN (1, 2, 3, 999, 1000, 1001) ORDER BY k;
+ROLLBACK;
+DROP TABLE bn_plain;
 
 -- JIT-compiled quals and projection (where the server has JIT: they call memprobe's
 -- deformation, as for any slot type JIT does not know)

@@ -115,6 +115,9 @@ SELECT workers('SELECT count(*) FROM pq WHERE a < 100') AS workers_launched;
 --
 \set q 'SELECT * FROM pq'
 \i :pcompare
+-- no qual, plain columns: deformed straight into the projection's row (streamscan_exec_columns)
+\set q 'SELECT c, a FROM pq'
+\i :pcompare
 \set q 'SELECT a, t FROM pq WHERE a = 4321'
 \i :pcompare
 \set q 'SELECT a FROM pq WHERE a <> 5 AND a < 50'

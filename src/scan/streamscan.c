@@ -65,6 +65,9 @@ bool		streamscan_deform_by_need = true;
 /* memprobe.streamscan_simple_projection */
 bool		streamscan_simple_projection = true;
 
+/* memprobe.streamscan_direct_projection */
+bool		streamscan_direct_projection = true;
+
 /* memprobe.streamscan_batch_quals */
 bool		streamscan_batch_quals = true;
 
@@ -307,6 +310,17 @@ streamscan_init(void)
 							 "those columns from the scanned tuple, as the expression machinery would make it, "
 							 "without its call per row.  Takes effect at executor start.",
 							 &streamscan_simple_projection,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+	DefineCustomBoolVariable("memprobe.streamscan_direct_projection",
+							 "Deforms a streaming scan's tuples straight into the rows it returns when it has no qual and returns plain columns.",
+							 "With no qual, a plain-column projection naming each column once, and deformation "
+							 "by need on, a tuple with no NULL up to the last column read is deformed into the "
+							 "projection's row instead of the scan's slot and then copied.  Takes effect at "
+							 "executor start.",
+							 &streamscan_direct_projection,
 							 true,
 							 PGC_USERSET,
 							 0,

@@ -29,6 +29,9 @@ extern bool streamscan_deform_by_need;
 /* memprobe.streamscan_simple_projection: plain-column projections copied, not evaluated */
 extern bool streamscan_simple_projection;
 
+/* memprobe.streamscan_direct_projection: with no qual, deformed into the projection's row */
+extern bool streamscan_direct_projection;
+
 /* memprobe.streamscan_batch_quals: tuples failing page quals passed over in one loop */
 extern bool streamscan_batch_quals;
 

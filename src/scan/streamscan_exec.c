@@ -123,9 +123,18 @@ typedef struct StreamScanState
 	 * proj_attnums is NULL and ExecProject runs it.
 	 */
 	bool		want_simple_projection;
+	bool		want_direct_projection; /* memprobe.streamscan_direct_projection */
 	AttrNumber *proj_attnums;	/* per output column, its column in the table */
 	int			proj_natts;
 	AttrNumber	proj_last;		/* the highest of them */
+
+	/*
+	 * memprobe.streamscan_direct_projection, with no qual and deformation
+	 * by need on: the steps that deform a tuple straight into the
+	 * projection's result slot (streamscan_exec_columns), or NULL.
+	 */
+	DeformStep *proj_steps;
+	int			proj_nsteps;
 
 	/*
 	 * Work done at the first fetch rather than at executor start, as core's
@@ -148,6 +157,7 @@ typedef struct StreamScanState
 static Node *streamscan_create_state(CustomScan *cscan);
 static void streamscan_begin(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *streamscan_exec(CustomScanState *node);
+static TupleTableSlot *streamscan_exec_columns(CustomScanState *node);
 static void streamscan_end(CustomScanState *node);
 static void streamscan_rescan(CustomScanState *node);
 static void streamscan_explain(CustomScanState *node, List *ancestors,
@@ -166,10 +176,35 @@ const CustomScanMethods streamscan_scan_methods = {
 	.CreateCustomScanState = streamscan_create_state,
 };
 
+/* streamscan_columns_exec_methods must stay the same but for ExecCustomScan */
 static const CustomExecMethods streamscan_exec_methods = {
 	.CustomName = STREAMSCAN_CUSTOM_NAME,
 	.BeginCustomScan = streamscan_begin,
 	.ExecCustomScan = streamscan_exec,
+	.EndCustomScan = streamscan_end,
+	.ReScanCustomScan = streamscan_rescan,
+	.ExplainCustomScan = streamscan_explain,
+	/* called by core for parallel-aware nodes only */
+	.EstimateDSMCustomScan = streamscan_estimate_dsm,
+	.InitializeDSMCustomScan = streamscan_initialize_dsm,
+	.ReInitializeDSMCustomScan = streamscan_reinitialize_dsm,
+	.InitializeWorkerCustomScan = streamscan_initialize_worker,
+	.ShutdownCustomScan = streamscan_shutdown,
+};
+
+/*
+ * The node's methods once prepare_scan has found it has no qual and a
+ * projection that copies columns, each named once, with deformation by need
+ * on (streamscan_exec_columns).  Core reads a node's methods at every call,
+ * so the switch takes effect at the next row; only the method that returns
+ * rows differs (as PostgreSQL 18 picks a Seq Scan's ExecProcNode variant by
+ * its qual and projection), and nothing in memprobe tells a StreamScan by its
+ * methods.
+ */
+static const CustomExecMethods streamscan_columns_exec_methods = {
+	.CustomName = STREAMSCAN_CUSTOM_NAME,
+	.BeginCustomScan = streamscan_begin,
+	.ExecCustomScan = streamscan_exec_columns,
 	.EndCustomScan = streamscan_end,
 	.ReScanCustomScan = streamscan_rescan,
 	.ExplainCustomScan = streamscan_explain,
@@ -241,6 +276,7 @@ streamscan_begin(CustomScanState *node, EState *estate, int eflags)
 	s->want_by_need = streamscan_deform_by_need;
 	s->batch_quals = streamscan_batch_quals;
 	s->want_simple_projection = streamscan_simple_projection;
+	s->want_direct_projection = streamscan_direct_projection;
 }
 
 /*
@@ -289,13 +325,39 @@ simple_projection(StreamScanState *s)
 }
 
 /*
+ * clear_projection_result
+ *		ExecClearTuple(result) before a projection that fills every column.
+ *		The projection's slot is virtual, and holds nothing of its own unless
+ *		a parent materialised it: then all that tts_virtual_clear() does that
+ *		the projection does not redo is invalidating the TID, and the indirect
+ *		call is left out.
+ */
+static inline void
+clear_projection_result(TupleTableSlot *result)
+{
+	if (likely(result->tts_ops == &TTSOpsVirtual && !TTS_SHOULDFREE(result)))
+		ItemPointerSetInvalid(&result->tts_tid);
+	else
+		ExecClearTuple(result);
+}
+
+/* As ExecProject marks its result slot once every column is filled. */
+static inline TupleTableSlot *
+projection_result_filled(TupleTableSlot *result)
+{
+	result->tts_flags &= ~TTS_FLAG_EMPTY;
+	result->tts_nvalid = result->tts_tupleDescriptor->natts;
+	return result;
+}
+
+/*
  * project_columns
  *		ExecProject for a simple_projection targetlist: the same result slot
  *		with the same values, the scan slot's columns copied (by-reference
  *		values point into the scanned tuple, as EEOP_ASSIGN_SCAN_VAR leaves
  *		them).
  */
-static inline TupleTableSlot *
+static pg_attribute_always_inline TupleTableSlot *
 project_columns(StreamScanState *s, TupleTableSlot *scanslot)
 {
 	TupleTableSlot *result = s->css.ss.ps.ps_ProjInfo->pi_state.resultslot;
@@ -307,16 +369,7 @@ project_columns(StreamScanState *s, TupleTableSlot *scanslot)
 	Datum	   *values;
 	bool	   *isnull;
 
-	/*
-	 * ExecClearTuple(result).  The projection's slot is virtual, and holds
-	 * nothing of its own unless a parent materialised it: then all that
-	 * tts_virtual_clear() does that is not redone below is invalidating the
-	 * TID, and the indirect call is left out.
-	 */
-	if (likely(result->tts_ops == &TTSOpsVirtual && !TTS_SHOULDFREE(result)))
-		ItemPointerSetInvalid(&result->tts_tid);
-	else
-		ExecClearTuple(result);
+	clear_projection_result(result);
 
 	/*
 	 * slot_getsomeattrs(scanslot, last).  The scan's own slot is deformed
@@ -346,10 +399,17 @@ project_columns(StreamScanState *s, TupleTableSlot *scanslot)
 		values[i] = from_values[attnums[i] - 1];
 		isnull[i] = from_isnull[attnums[i] - 1];
 	}
-	/* as ExecProject marks its result slot */
-	result->tts_flags &= ~TTS_FLAG_EMPTY;
-	result->tts_nvalid = result->tts_tupleDescriptor->natts;
-	return result;
+	return projection_result_filled(result);
+}
+
+/*
+ * project_columns, out of line: streamscan_exec_columns' rare way (inline
+ * in streamscan_exec, whose every row may take it)
+ */
+static pg_noinline TupleTableSlot *
+project_columns_through_slot(StreamScanState *s, TupleTableSlot *scanslot)
+{
+	return project_columns(s, scanslot);
 }
 
 /*
@@ -391,7 +451,8 @@ needed_columns(CustomScanState *node)
 /*
  * prepare_scan
  *		The first fetch (or EvalPlanQual recheck): what executor start left
- *		for it, in the query's memory context.
+ *		for it, in the query's memory context; and the method that returns
+ *		the node's later rows.
  */
 static pg_noinline void
 prepare_scan(StreamScanState *s)
@@ -440,6 +501,22 @@ prepare_scan(StreamScanState *s)
 		if (columns != NULL)
 			tuple_deform_set_need(node->ss.ss_ScanTupleSlot, columns);
 		bms_free(columns);
+	}
+
+	/* the node's later rows by streamscan_exec_columns, where it applies */
+	if (s->want_direct_projection && s->want_by_need && node->ss.ps.qual == NULL &&
+		s->page_quals == NULL && s->proj_attnums != NULL)
+	{
+		s->proj_steps = tuple_deform_projection_steps(RelationGetDescr(s->rel),
+													  s->proj_attnums, s->proj_natts,
+													  &s->proj_nsteps,
+													  node->ss.ps.state->es_query_cxt);
+		if (s->proj_steps != NULL)
+		{
+			node->methods = &streamscan_columns_exec_methods;
+			elog(DEBUG1, "memprobe stream scan of \"%s\" deforms its rows into its projection's",
+				 RelationGetRelationName(s->rel));
+		}
 	}
 
 	MemoryContextSwitchTo(oldcxt);
@@ -1068,6 +1145,61 @@ check:
 
 		InstrCountFiltered1(node, 1);
 	}
+}
+
+/*
+ * streamscan_exec_columns
+ *		streamscan_exec for a node with no qual (nor page-loop quals) whose
+ *		projection copies columns, each named once, with deformation by need
+ *		and memprobe.streamscan_direct_projection on (prepare_scan decides,
+ *		once): every tuple fetched is a row, and
+ *		a tuple with no NULL is deformed straight into the projection's
+ *		result slot.  The scan slot still holds the tuple, for its TID
+ *		(WHERE CURRENT OF) and for anyone who reads it: it deforms on demand
+ *		as always, from its first column.  An EvalPlanQual recheck, and the
+ *		first fetch, go through streamscan_exec.  ExecCustomScan has checked
+ *		for interrupts just before, and nothing here loops over tuples
+ *		(read_page checks once per page, as streamscan_exec does).
+ */
+static TupleTableSlot *
+streamscan_exec_columns(CustomScanState *node)
+{
+	StreamScanState *s = (StreamScanState *) node;
+	EState	   *estate = node->ss.ps.state;
+	ExprContext *econtext = node->ss.ps.ps_ExprContext;
+	TupleTableSlot *scanslot = node->ss.ss_ScanTupleSlot;
+	TupleTableSlot *result = node->ss.ps.ps_ProjInfo->pi_state.resultslot;
+	HeapTupleHeader tup;
+	uint32		end = 0;
+
+	Assert(s->prepared && node->ss.ps.qual == NULL && s->page_quals == NULL &&
+		   s->proj_steps != NULL);
+	if (unlikely(estate->es_epq_active != NULL || !s->begun))
+		return streamscan_exec(node);
+
+	/* ResetExprContext(), as streamscan_exec */
+	if (!econtext->ecxt_per_tuple_memory->isReset ||
+		econtext->ecxt_per_tuple_memory->firstchild != NULL)
+		ResetExprContext(econtext);
+
+	if (!next_tuple(s, estate->es_direction))
+	{
+		ExecClearTuple(scanslot);
+		return ExecClearTuple(result);
+	}
+	pgstat_count_heap_getnext(s->rel);
+	deform_slot_store(scanslot, &s->ctup, s->cbuf);
+	econtext->ecxt_scantuple = scanslot;
+
+	/* the steps hold for a tuple with every column up to proj_last, none NULL */
+	tup = s->ctup.t_data;
+	if (unlikely(HeapTupleHeaderGetNatts(tup) < s->proj_last ||
+				 (HeapTupleHasNulls(&s->ctup) && !no_nulls_before(tup->t_bits, s->proj_last))))
+		return project_columns_through_slot(s, scanslot);
+	clear_projection_result(result);
+	deform_steps(s->proj_steps, 0, s->proj_nsteps, INT_MAX, (char *) tup + tup->t_hoff,
+				 result->tts_values, result->tts_isnull, &end);
+	return projection_result_filled(result);
 }
 
 static void

@@ -145,34 +145,19 @@ step_kind(Form_pg_attribute att)
 }
 
 /*
- * tuple_deform_set_need
- *		From now on fill only 'columns' (0-based column numbers) of the
- *		slot's tuples: the columns the node's quals and projection read.  The
- *		others are left unset although tts_nvalid counts them, so the caller
- *		must own every reader of the slot: a scan whose projection makes the
- *		tuples it returns, whose quals and projection read no whole row, and
- *		no one else reading its scan slot.  NULL: every column again.  Where
- *		it would skip (almost) nothing, the slot goes on deforming every
- *		column.
+ * build_need
+ *		The steps that deform 'columns' (0-based, not empty) of tuples of
+ *		'desc', in cxt.
  */
-void
-tuple_deform_set_need(TupleTableSlot *slot, Bitmapset *columns)
+static DeformNeed *
+build_need(TupleDesc desc, Bitmapset *columns, MemoryContext cxt)
 {
-	DeformSlot *dslot = (DeformSlot *) slot;
-	TupleDesc	desc = slot->tts_tupleDescriptor;
 	DeformNeed *need;
 	int			base = -1;
 
-	Assert(slot->tts_ops == &memprobe_deform_slot_ops);
-	if (dslot->need)
-		free_need(dslot->need);
-	dslot->need = NULL;
-	if (columns == NULL)
-		return;
-
-	need = MemoryContextAllocZero(slot->tts_mcxt, sizeof(DeformNeed));
+	need = MemoryContextAllocZero(cxt, sizeof(DeformNeed));
 	need->maxneed = Min(bms_prev_member(columns, -1) + 1, desc->natts);
-	need->steps = MemoryContextAlloc(slot->tts_mcxt, sizeof(DeformStep) * Max(need->maxneed, 1));
+	need->steps = MemoryContextAlloc(cxt, sizeof(DeformStep) * Max(need->maxneed, 1));
 	for (int col = 0; col < need->maxneed; col++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, col);
@@ -210,6 +195,34 @@ tuple_deform_set_need(TupleTableSlot *slot, Bitmapset *columns)
 		if (att->attlen <= 0)
 			base = col;
 	}
+	return need;
+}
+
+/*
+ * tuple_deform_set_need
+ *		From now on fill only 'columns' (0-based column numbers) of the
+ *		slot's tuples: the columns the node's quals and projection read.  The
+ *		others are left unset although tts_nvalid counts them, so the caller
+ *		must own every reader of the slot: a scan whose projection makes the
+ *		tuples it returns, whose quals and projection read no whole row, and
+ *		no one else reading its scan slot.  NULL: every column again.  Where
+ *		it would skip (almost) nothing, the slot goes on deforming every
+ *		column.
+ */
+void
+tuple_deform_set_need(TupleTableSlot *slot, Bitmapset *columns)
+{
+	DeformSlot *dslot = (DeformSlot *) slot;
+	DeformNeed *need;
+
+	Assert(slot->tts_ops == &memprobe_deform_slot_ops);
+	if (dslot->need)
+		free_need(dslot->need);
+	dslot->need = NULL;
+	if (columns == NULL)
+		return;
+
+	need = build_need(slot->tts_tupleDescriptor, columns, slot->tts_mcxt);
 
 	/*
 	 * Worth it wherever it skips a column, that is unless there is a step
@@ -226,23 +239,62 @@ tuple_deform_set_need(TupleTableSlot *slot, Bitmapset *columns)
 	dslot->need = need;
 }
 
-/* No NULL among the first 'n' columns of a tuple with a null bitmap? */
-static inline bool
-no_nulls_before(const bits8 *bp, int n)
+/*
+ * tuple_deform_projection_steps
+ *		Steps that put the value of column attnums[i] (1-based, user columns
+ *		of 'desc') of a tuple into position i of a slot's arrays, for a
+ *		projection that copies columns: the scan's tuple is then deformed
+ *		straight into the projection's result slot (deform_steps() with
+ *		natts INT_MAX, valid for tuples with no NULL and at least as many
+ *		columns as the highest of attnums).  Unlike a slot's need, worth it
+ *		even where no column is skipped: it saves the scan slot's values and
+ *		the copy.  NULL when a column is named twice (one step cannot fill
+ *		both places).  Allocated in 'cxt'; *nsteps gets their number.
+ */
+DeformStep *
+tuple_deform_projection_steps(TupleDesc desc, const AttrNumber *attnums, int n,
+							  int *nsteps, MemoryContext cxt)
 {
-	int			bytes = n >> 3;
+	Bitmapset  *columns = NULL;
+	DeformNeed *need;
+	DeformStep *steps;
 
-	for (int i = 0; i < bytes; i++)
-		if (bp[i] != 0xFF)
-			return false;
-	if (n & 7)
+	Assert(n >= 1);
+	for (int j = 0; j < n; j++)
 	{
-		bits8		mask = (bits8) ((1 << (n & 7)) - 1);
-
-		if ((bp[bytes] & mask) != mask)
-			return false;
+		Assert(attnums[j] >= 1 && attnums[j] <= desc->natts);
+		if (bms_is_member(attnums[j] - 1, columns))
+		{
+			bms_free(columns);
+			return NULL;
+		}
+		columns = bms_add_member(columns, attnums[j] - 1);
 	}
-	return true;
+	need = build_need(desc, columns, cxt);
+	bms_free(columns);
+
+	/*
+	 * A needed step's col becomes its place in the result.  The others keep
+	 * their column: deform_steps() reads col only to stop below natts, which
+	 * these steps are never run with.
+	 */
+	steps = need->steps;
+	for (int i = 0; i < need->nsteps; i++)
+	{
+		if (!steps[i].needed)
+			continue;
+		for (int j = 0; j < n; j++)
+		{
+			if (attnums[j] == steps[i].col + 1)
+			{
+				steps[i].col = j;
+				break;
+			}
+		}
+	}
+	*nsteps = need->nsteps;
+	pfree(need);
+	return steps;
 }
 
 /*

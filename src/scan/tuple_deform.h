@@ -114,6 +114,28 @@ extern void tuple_deform_init(void);
 extern DeformAttr *tuple_deform_attrs(TupleDesc desc, MemoryContext cxt);
 extern void memprobe_deform(TupleTableSlot *slot, int natts);
 extern void tuple_deform_set_need(TupleTableSlot *slot, Bitmapset *columns);
+extern DeformStep *tuple_deform_projection_steps(TupleDesc desc,
+												 const AttrNumber *attnums, int n,
+												 int *nsteps, MemoryContext cxt);
+
+/* No NULL among the first 'n' columns of a tuple with a null bitmap? */
+static inline bool
+no_nulls_before(const bits8 *bp, int n)
+{
+	int			bytes = n >> 3;
+
+	for (int i = 0; i < bytes; i++)
+		if (bp[i] != 0xFF)
+			return false;
+	if (n & 7)
+	{
+		bits8		mask = (bits8) ((1 << (n & 7)) - 1);
+
+		if ((bp[bytes] & mask) != mask)
+			return false;
+	}
+	return true;
+}
 
 /*
  * deform_steps
@@ -229,7 +251,7 @@ deform_by_need(DeformSlot *dslot, char *tp, int natts)
  *		no NULL and at least natts columns.  False when one of those does not
  *		hold, and nothing was done: memprobe_deform() handles every case.
  */
-static inline bool
+static pg_attribute_always_inline bool
 deform_slot_by_need(TupleTableSlot *slot, int natts)
 {
 	DeformSlot *dslot = (DeformSlot *) slot;
