@@ -176,7 +176,6 @@ const CustomScanMethods streamscan_scan_methods = {
 	.CreateCustomScanState = streamscan_create_state,
 };
 
-/* streamscan_columns_exec_methods must stay the same but for ExecCustomScan */
 static const CustomExecMethods streamscan_exec_methods = {
 	.CustomName = STREAMSCAN_CUSTOM_NAME,
 	.BeginCustomScan = streamscan_begin,
@@ -195,26 +194,13 @@ static const CustomExecMethods streamscan_exec_methods = {
 /*
  * The node's methods once prepare_scan has found it has no qual and a
  * projection that copies columns, each named once, with deformation by need
- * on (streamscan_exec_columns).  Core reads a node's methods at every call,
- * so the switch takes effect at the next row; only the method that returns
- * rows differs (as PostgreSQL 18 picks a Seq Scan's ExecProcNode variant by
- * its qual and projection), and nothing in memprobe tells a StreamScan by its
- * methods.
+ * on: streamscan_exec_methods with streamscan_exec_columns to return rows,
+ * made from them in streamscan_exec_init.  Core reads a node's methods at
+ * every call, so the switch takes effect at the next row (as PostgreSQL 18
+ * picks a Seq Scan's ExecProcNode variant by its qual and projection), and
+ * nothing in memprobe tells a StreamScan by its methods.
  */
-static const CustomExecMethods streamscan_columns_exec_methods = {
-	.CustomName = STREAMSCAN_CUSTOM_NAME,
-	.BeginCustomScan = streamscan_begin,
-	.ExecCustomScan = streamscan_exec_columns,
-	.EndCustomScan = streamscan_end,
-	.ReScanCustomScan = streamscan_rescan,
-	.ExplainCustomScan = streamscan_explain,
-	/* called by core for parallel-aware nodes only */
-	.EstimateDSMCustomScan = streamscan_estimate_dsm,
-	.InitializeDSMCustomScan = streamscan_initialize_dsm,
-	.ReInitializeDSMCustomScan = streamscan_reinitialize_dsm,
-	.InitializeWorkerCustomScan = streamscan_initialize_worker,
-	.ShutdownCustomScan = streamscan_shutdown,
-};
+static CustomExecMethods streamscan_columns_exec_methods;
 
 static Node *
 streamscan_create_state(CustomScan *cscan)
@@ -1152,14 +1138,14 @@ check:
  *		streamscan_exec for a node with no qual (nor page-loop quals) whose
  *		projection copies columns, each named once, with deformation by need
  *		and memprobe.streamscan_direct_projection on (prepare_scan decides,
- *		once): every tuple fetched is a row, and
- *		a tuple with no NULL is deformed straight into the projection's
- *		result slot.  The scan slot still holds the tuple, for its TID
- *		(WHERE CURRENT OF) and for anyone who reads it: it deforms on demand
- *		as always, from its first column.  An EvalPlanQual recheck, and the
- *		first fetch, go through streamscan_exec.  ExecCustomScan has checked
- *		for interrupts just before, and nothing here loops over tuples
- *		(read_page checks once per page, as streamscan_exec does).
+ *		once): every tuple fetched is a row, and a tuple with no NULL is
+ *		deformed straight into the projection's result slot.  The scan slot
+ *		still holds the tuple, for its TID (WHERE CURRENT OF) and for anyone
+ *		who reads it: it deforms on demand as always, from its first column.
+ *		An EvalPlanQual recheck, and the first fetch, go through
+ *		streamscan_exec.  ExecCustomScan has checked for interrupts just
+ *		before, and nothing here loops over tuples (read_page checks once per
+ *		page, as streamscan_exec does).
  */
 static TupleTableSlot *
 streamscan_exec_columns(CustomScanState *node)
@@ -1543,4 +1529,6 @@ streamscan_exec_init(void)
 {
 	tuple_deform_init();
 	RegisterCustomScanMethods(&streamscan_scan_methods);
+	streamscan_columns_exec_methods = streamscan_exec_methods;
+	streamscan_columns_exec_methods.ExecCustomScan = streamscan_exec_columns;
 }
