@@ -38,6 +38,7 @@ OBJS = \
 	src/guard/sampler.o \
 	src/guard/guard.o \
 	src/guard/data_cap.o \
+	src/guard/statement_id.o \
 	src/guard/query_dsm.o \
 	src/guard/last_samples.o \
 	src/report/alloc_bench.o

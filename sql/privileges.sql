@@ -31,13 +31,15 @@ SELECT count(*) AS guard_rows FROM memprobe_guard;
 RESET ROLE;
 
 -- Other roles' processes, as pg_stat_activity: a plain role (which owns no process here) sees
--- every process's row, but neither its memory nor its statement's start and figures, and not
+-- every process's row, but neither its type, parallel leader, memory nor its statement's start
+-- and figures, and not
 -- which process is the largest; pg_read_all_stats sees them.  (This session's process is the
 -- superuser's: SET ROLE does not change whose it is.)
 SELECT pg_sleep(0.3);  -- the sampler (100ms) has seen this session
 SET ROLE memprobe_plain;
 SELECT count(*) > 0 AS rows_seen,
-       count(*) FILTER (WHERE private_bytes IS NOT NULL OR max_private_bytes IS NOT NULL OR
+       count(*) FILTER (WHERE backend_type IS NOT NULL OR leader_pid IS NOT NULL OR
+                              private_bytes IS NOT NULL OR max_private_bytes IS NOT NULL OR
                               statement_started_at IS NOT NULL OR
                               statement_max_private_bytes IS NOT NULL OR
                               statement_queryid IS NOT NULL) AS figures_seen,

@@ -71,6 +71,20 @@ SELECT count(*) AS types_differing
  WHERE s.backend_type IS DISTINCT FROM a.backend_type;
 SELECT backend_type FROM memprobe_samples() WHERE backend_type = 'logical replication launcher';
 
+-- An interval below 1ms is refused, not rounded to 0 (which would turn sampling, and with it the
+-- guard, off without a word); a fraction of a millisecond above it is kept.
+ALTER SYSTEM SET memprobe.sample_interval = '500us';
+ALTER SYSTEM SET memprobe.sample_interval = '0.5ms';
+ALTER SYSTEM SET memprobe.sample_interval = '1500us';
+SELECT pg_reload_conf();
+SELECT pg_sleep(0.2);
+SHOW memprobe.sample_interval;
+SELECT vartype, unit, min_val FROM pg_settings WHERE name = 'memprobe.sample_interval';
+ALTER SYSTEM RESET memprobe.sample_interval;
+SELECT pg_reload_conf();
+SELECT pg_sleep(0.2);
+SHOW memprobe.sample_interval;
+
 -- Sampling turned off (memprobe.sample_interval = 0, a reload): memprobe_guard shows no current
 -- sample (its sample columns NULL, as before the first), and its settings and counters still;
 -- turned on again, samples come back.

@@ -44,6 +44,7 @@
 #include "guard/guard.h"
 #include "guard/last_samples.h"
 #include "guard/sampler.h"
+#include "guard/statement_id.h"
 #include "hooks.h"
 #include "report/statements.h"
 #include "store/stores.h"
@@ -67,8 +68,9 @@ memprobe_shmem_startup(void)
 {
 	Size		statements = statements_shmem_size();
 	Size		backends = backends_shmem_size();
-	Size		sampler = add_size(add_size(sampler_shmem_size(), guard_shmem_size()),
-									   add_size(last_samples_shmem_size(), data_cap_shmem_size()));
+	Size		sampler = add_size(add_size(add_size(sampler_shmem_size(), guard_shmem_size()),
+											add_size(last_samples_shmem_size(), data_cap_shmem_size())),
+									   statement_id_shmem_size());
 
 	if (prev_shmem_startup)
 		prev_shmem_startup();
@@ -107,6 +109,7 @@ _PG_init(void)
 	sampler_install_hooks();
 	guard_install_hooks();
 	data_cap_install_hooks();
+	statement_id_install_hooks();
 	last_samples_install_hooks();
 	explain_storage_install_hooks();
 	memprobe_install_hooks();

@@ -20,14 +20,17 @@
  * 38000), PL/Perl dies with "Out of memory!".
  *
  * A cap must never outlive the statement it was meant for, nor catch a
- * process idle in a transaction.  The process writes the start of the
- * top-level statement it ends into its slot (at the end of each top-level
- * ExecutorRun, ExecutorEnd and utility statement, and at every abort),
+ * process idle in a transaction.  The process writes the identity of the
+ * top-level statement it ends into its slot (statement_id.c: at the end of
+ * each top-level ExecutorRun, ExecutorEnd, utility statement and fast-path
+ * call, and at the abort of the transaction or subtransaction it began in),
  * then reads whether it is capped; the sampler sets "capped" first, then
  * lowers the limit, then reads whether that statement ended, and lifts the
  * limit again if so.  With a full barrier between each side's write and
  * read, at least one of them sees the other's: either the process lifts
- * the cap, or the sampler does.
+ * the cap, or the sampler does.  And at each later sample the sampler lifts
+ * a cap whose statement it no longer sees running (data_cap_lift_ended), in
+ * case the statement ended where no hook saw it.
  *
  * Copyright (c) 2026, The memprobe Developers
  *
@@ -47,6 +50,7 @@
 #include "utils/guc.h"
 
 #include "guard/data_cap.h"
+#include "guard/statement_id.h"
 #include "shared/compat.h"
 
 /* memprobe.cap_after_cancel */
@@ -59,7 +63,6 @@ static bool cap_after_cancel = true;
 typedef struct CapSlot
 {
 	pg_atomic_uint32 capped;	/* set by the sampler before it lowers the limit */
-	pg_atomic_uint64 ended_stmt;	/* set by the process: the top-level statement it ended */
 } CapSlot;
 
 typedef struct CapShared
@@ -104,10 +107,7 @@ data_cap_shmem_startup(void)
 	{
 		shared->nslots = compat_proc_slot_count();
 		for (int i = 0; i < shared->nslots; i++)
-		{
 			pg_atomic_init_u32(&shared->slots[i].capped, 0);
-			pg_atomic_init_u64(&shared->slots[i].ended_stmt, 0);
-		}
 	}
 	LWLockRelease(AddinShmemInitLock);
 }
@@ -146,14 +146,14 @@ vm_data_bytes(int pid)
 }
 
 bool
-data_cap_process(int pid, int procno, TimestampTz stmt_start, int64 *cap_bytes)
+data_cap_process(int pid, int procno, uint64 stmt, int64 *cap_bytes, int64 *old_limit)
 {
 	CapSlot    *slot;
 	struct rlimit old;
 	struct rlimit cap;
 	int64		mapped;
 
-	if (!data_cap_enabled() || procno < 0 || procno >= shared->nslots)
+	if (!data_cap_enabled() || procno < 0 || procno >= shared->nslots || stmt == 0)
 		return false;
 	slot = &shared->slots[procno];
 	if ((mapped = vm_data_bytes(pid)) < 0 || prlimit(pid, RLIMIT_DATA, NULL, &old) != 0)
@@ -164,9 +164,10 @@ data_cap_process(int pid, int procno, TimestampTz stmt_start, int64 *cap_bytes)
 		(cap.rlim_max != RLIM_INFINITY && cap.rlim_cur > cap.rlim_max))
 		return false;			/* its limit is that low already */
 
+	/* identities only grow: one ended at or after stmt means stmt ended */
 	pg_atomic_write_u32(&slot->capped, 1);
 	pg_memory_barrier();
-	if (pg_atomic_read_u64(&slot->ended_stmt) == (uint64) stmt_start)
+	if (statement_ended(procno) >= stmt)
 	{
 		pg_atomic_write_u32(&slot->capped, 0);
 		return false;
@@ -179,7 +180,7 @@ data_cap_process(int pid, int procno, TimestampTz stmt_start, int64 *cap_bytes)
 		return false;
 	}
 	pg_memory_barrier();
-	if (pg_atomic_read_u64(&slot->ended_stmt) == (uint64) stmt_start)
+	if (statement_ended(procno) >= stmt)
 	{
 		/*
 		 * The statement ended meanwhile: lift the cap, even if the process
@@ -190,7 +191,22 @@ data_cap_process(int pid, int procno, TimestampTz stmt_start, int64 *cap_bytes)
 		return false;
 	}
 	*cap_bytes = (int64) cap.rlim_cur;
+	*old_limit = old.rlim_cur == RLIM_INFINITY ? -1 : (int64) old.rlim_cur;
 	return true;
+}
+
+bool
+data_cap_lift_ended(int pid, int procno, int64 old_limit)
+{
+	struct rlimit lim;
+
+	if (shared == NULL || procno < 0 || procno >= shared->nslots ||
+		pg_atomic_exchange_u32(&shared->slots[procno].capped, 0) == 0)
+		return false;			/* the process lifted it itself */
+	if (prlimit(pid, RLIMIT_DATA, NULL, &lim) != 0)
+		return false;
+	lim.rlim_cur = old_limit < 0 ? RLIM_INFINITY : (rlim_t) old_limit;
+	return prlimit(pid, RLIMIT_DATA, &lim, NULL) == 0;
 }
 
 /* ------------------------------------------------------------------------
@@ -198,46 +214,24 @@ data_cap_process(int pid, int procno, TimestampTz stmt_start, int64 *cap_bytes)
  * ------------------------------------------------------------------------
  */
 
-/*
- * This process's slot once found (its number is its own for life), and what
- * it last wrote to the slot's ended_stmt: data_cap.h's inline test reads
- * the slot's capped flag and that.
- */
+/* This process's capped flag once found (its PGPROC number is its own for life). */
 pg_atomic_uint32 *data_cap_my_capped = NULL;
-uint64		data_cap_ended_written = 0;
-static CapSlot *my_slot = NULL;
 
 void
-data_cap_statement_end_slow(void)
+data_cap_find_my_slot(void)
 {
-	uint64		ended;
+	int			procno = compat_my_proc_number();
 
-	if (unlikely(my_slot == NULL))
-	{
-		int			procno = compat_my_proc_number();
+	if (shared != NULL && procno >= 0 && procno < shared->nslots)
+		data_cap_my_capped = &shared->slots[procno].capped;
+}
 
-		if (shared == NULL || procno < 0 || procno >= shared->nslots)
-			return;
-		my_slot = &shared->slots[procno];
-		data_cap_my_capped = &my_slot->capped;
-	}
-	if (MyBEEntry == NULL)
-		return;
-
-	/*
-	 * A statement ends here at least twice (its ExecutorRun, then its
-	 * ExecutorEnd): once written, and the barrier passed, the store needs no
-	 * repeating before the capped flag is read again.
-	 */
-	ended = (uint64) MyBEEntry->st_activity_start_timestamp;
-	if (ended != data_cap_ended_written)
-	{
-		pg_atomic_write_u64(&my_slot->ended_stmt, ended);
-		pg_memory_barrier();
-		data_cap_ended_written = ended;
-	}
-	if (pg_atomic_read_u32(&my_slot->capped) == 0 ||
-		pg_atomic_exchange_u32(&my_slot->capped, 0) == 0)
+void
+data_cap_lift_own(void)
+{
+	if (data_cap_my_capped == NULL ||
+		pg_atomic_read_u32(data_cap_my_capped) == 0 ||
+		pg_atomic_exchange_u32(data_cap_my_capped, 0) == 0)
 		return;
 	if (original_known && setrlimit(RLIMIT_DATA, &original_limit) != 0)
 		ereport(LOG,

@@ -85,6 +85,7 @@
 #include "guard/data_cap.h"
 #include "guard/guard.h"
 #include "guard/sampler.h"
+#include "guard/statement_id.h"
 #include "shared/injection.h"
 #include "shared/changecount.h"
 #include "shared/compat.h"
@@ -106,11 +107,12 @@ typedef struct GuardSlot
 {
 	pg_atomic_uint32 changecount;	/* odd while the sampler writes it */
 	int			pid;
-	TimestampTz stmt_start;		/* the statement cancelled */
+	uint64		stmt;			/* the statement cancelled (statement_id.h) */
 	int			reason;			/* GuardReason */
 	int64		figure;			/* the process's memory, or the available memory */
 	int64		limit;			/* the setting's value, bytes */
 	int64		held;			/* the process's memory (GUARD_MIN_AVAILABLE) */
+	TimestampTz sent_at;		/* when the sampler sent the cancel */
 } GuardSlot;
 
 /* Where available_memory()'s figure comes from; memprobe_guard shows the name. */
@@ -389,17 +391,21 @@ available_memory(AvailableSource *source, int64 *total)
 typedef struct GuardState
 {
 	int			pid;			/* hash key */
-	TimestampTz cancelled_stmt;	/* the statement last cancelled */
+	uint64		cancelled_stmt;	/* the statement last cancelled */
 	int64		cancelled_bytes;	/* its private memory when the cancel was sent */
-	TimestampTz capped_stmt;	/* the statement whose process was capped (data_cap.c) */
+	TimestampTz cancelled_at;	/* when it was sent */
+	uint64		capped_stmt;	/* the statement whose process was capped (data_cap.c) */
+	bool		cap_in_place;	/* and the cap is not known to be lifted yet */
+	int64		cap_old_limit;	/* the limit before the cap (-1: none) */
 	bool		warned;			/* logged as above backend_memory_limit, not cancellable */
+	bool		between_warned; /* logged as above it between statements */
 } GuardState;
 
 static HTAB *guard_states = NULL;
 
 /* the last statement cancelled for min_available_memory, until it ends */
 static int	pending_pid = 0;
-static TimestampTz pending_stmt = 0;
+static uint64 pending_stmt = 0;
 
 /*
  * One shortage episode: from the sample that finds the available memory
@@ -413,8 +419,125 @@ static bool episode_small_logged = false;
 static int64 impossible_min_available = 0;
 static int64 impossible_min_available_total = 0;
 static int64 impossible_backend_limit = 0;
-/* backend_memory_limit as judged at the first sample after it was set (0: not judged) */
+/* backend_memory_limit once an idle backend showed it possible (0: not yet) */
 static int64 judged_backend_limit = 0;
+
+/*
+ * Sampling faster when the guard may soon have to act.  A runaway grows by
+ * hundreds of MB a second (the audit's: 62-575 MB/s), so at the default
+ * interval of 1s it can pass from "plenty left" to the OOM killer between
+ * two samples.  After each sample the guard estimates how long the headroom
+ * lasts (the memory above min_available_memory, or a process's distance to
+ * backend_memory_limit) at the fastest growth it saw since the previous
+ * sample (a process's, over the time its statement ran if it started since,
+ * or the available memory's fall), and asks for the
+ * next sample after a quarter of that: down to STEP_FLOOR_US, and at the
+ * floor while the memory is short, or a cancelled statement still runs (so
+ * that its cap follows at once).  With plenty of memory and nothing growing
+ * fast the interval stays as set.  The floor: a sample takes ~9us of CPU
+ * per process (bench/RESULTS.md, "the sampler"), 200 processes ~2ms, so
+ * 10ms samples take a fifth of a core, for the seconds a shortage lasts.
+ */
+#define STEP_FLOOR_US	10000
+#define STEP_SHARE		4
+
+static bool is_client(const GuardCandidate *c);
+static bool can_cancel(const GuardCandidate *c);
+
+static int64 next_step_us = -1; /* -1: the interval as set */
+static TimestampTz prev_sampled_at = 0;
+static int64 prev_avail = -1;
+
+/* the process that held the most at the previous sample, for when it is gone */
+static int	prev_largest_pid = 0;
+static int64 prev_largest_bytes = 0;
+
+int64
+guard_sample_step_us(int64 interval_us)
+{
+	if (next_step_us < 0 || next_step_us >= interval_us)
+		return interval_us;
+	return Max(next_step_us, Min(STEP_FLOOR_US, interval_us));
+}
+
+/* Is a statement the guard cancelled still running, not capped yet? */
+static bool
+cancelled_still_running(const GuardCandidate *candidates, int n)
+{
+	if (guard_states == NULL || hash_get_num_entries(guard_states) == 0)
+		return false;
+	for (int i = 0; i < n; i++)
+	{
+		const GuardCandidate *c = &candidates[i];
+		GuardState *gs;
+
+		if (can_cancel(c) &&
+			(gs = hash_search(guard_states, &c->pid, HASH_FIND, NULL)) != NULL &&
+			gs->cancelled_stmt == c->stmt && gs->capped_stmt != c->stmt)
+			return true;
+	}
+	return false;
+}
+
+/* The next sample's step (next_step_us) from this one's figures; limits in bytes, 0: off. */
+static void
+plan_next_step(const GuardCandidate *candidates, int n, TimestampTz sampled_at,
+			   int64 avail, int64 limit, int64 min_avail)
+{
+	double		dt_us = prev_sampled_at != 0 ? (double) (sampled_at - prev_sampled_at) : 0;
+	double		step_us = -1;
+	double		fastest = 0;	/* bytes per microsecond */
+
+	next_step_us = -1;
+	if (limit == 0 && min_avail == 0)
+		return;
+	if (data_cap_enabled() && cancelled_still_running(candidates, n))
+	{
+		next_step_us = 0;
+		return;
+	}
+	if (dt_us > 0)
+	{
+		for (int i = 0; i < n; i++)
+		{
+			const GuardCandidate *c = &candidates[i];
+			double		since = dt_us;
+			double		rate;
+
+			/* a statement that started since grew in less time than that */
+			if (c->stmt_started_at > prev_sampled_at && c->stmt_started_at < sampled_at)
+				since = (double) (sampled_at - c->stmt_started_at);
+			rate = c->grown_bytes / since;
+
+			if (rate <= 0)
+				continue;
+			fastest = Max(fastest, rate);
+			if (limit > 0 && is_client(c))
+			{
+				double		t = (limit - c->private_bytes) / rate / STEP_SHARE;
+
+				step_us = step_us < 0 ? t : Min(step_us, t);
+			}
+		}
+		if (prev_avail >= 0 && avail >= 0 && prev_avail > avail)
+			fastest = Max(fastest, (prev_avail - avail) / dt_us);
+	}
+	if (min_avail > 0 && avail >= 0)
+	{
+		double		t;
+
+		if (avail <= min_avail)
+			t = 0;
+		else if (fastest > 0)
+			t = (avail - min_avail) / fastest / STEP_SHARE;
+		else
+			t = -1;
+		if (t >= 0)
+			step_us = step_us < 0 ? t : Min(step_us, t);
+	}
+	if (step_us >= 0)
+		next_step_us = (int64) Max(step_us, 0);
+}
 
 /* The shortage is over (or the setting off): what is logged once per shortage may be again. */
 static void
@@ -446,19 +569,31 @@ guard_state(int pid)
 		gs->cancelled_stmt = 0;
 		gs->cancelled_bytes = 0;
 		gs->capped_stmt = 0;
+		gs->cap_in_place = false;
+		gs->cap_old_limit = -1;
 		gs->warned = false;
+		gs->between_warned = false;
 	}
 	return gs;
 }
 
-/* A client statement or a parallel worker's part of one, running now. */
+/* A client backend or a parallel worker: the processes the guard may cancel. */
+static bool
+is_client(const GuardCandidate *c)
+{
+	return c->backend_type == B_BACKEND ||
+		(c->backend_type == B_BG_WORKER && c->leader_pid != 0);
+}
+
+/*
+ * A client statement (or a fast-path call) or a parallel worker's part of
+ * one, running now.
+ */
 static bool
 can_cancel(const GuardCandidate *c)
 {
-	bool		client = c->backend_type == B_BACKEND ||
-		(c->backend_type == B_BG_WORKER && c->leader_pid != 0);
-
-	return client && c->stmt_start != 0 && c->state == STATE_RUNNING;
+	return is_client(c) && c->stmt != 0 &&
+		(c->state == STATE_RUNNING || c->state == STATE_FASTPATH);
 }
 
 /*
@@ -481,8 +616,9 @@ statement_still_running(const GuardCandidate *c)
 		LocalPgBackendStatus *local = compat_local_beentry(i);
 
 		if (local != NULL && local->backendStatus.st_procpid == c->pid)
-			return local->backendStatus.st_state == STATE_RUNNING &&
-				local->backendStatus.st_activity_start_timestamp == c->stmt_start;
+			return (local->backendStatus.st_state == STATE_RUNNING ||
+					local->backendStatus.st_state == STATE_FASTPATH) &&
+				statement_began(c->procno) == c->stmt;
 	}
 	return false;
 }
@@ -497,22 +633,24 @@ cancel_statement(const GuardCandidate *c, GuardReason reason, int64 figure, int6
 	GuardSlot  *slot = &shared->slots[c->procno];
 	GuardState *gs = guard_state(c->pid);
 
-	if (gs->cancelled_stmt == c->stmt_start)
+	if (gs->cancelled_stmt == c->stmt)
 		return;					/* sent already; it is on its way out */
 	if (ProcGlobal->allProcs[c->procno].pid != c->pid || !statement_still_running(c))
 		return;
 
 	changecount_write_begin(&slot->changecount);
 	slot->pid = c->pid;
-	slot->stmt_start = c->stmt_start;
+	slot->stmt = c->stmt;
 	slot->reason = reason;
 	slot->figure = figure;
 	slot->limit = limit;
 	slot->held = c->group_bytes;
+	slot->sent_at = GetCurrentTimestamp();
 	changecount_write_end(&slot->changecount);
 
-	gs->cancelled_stmt = c->stmt_start;
+	gs->cancelled_stmt = c->stmt;
 	gs->cancelled_bytes = c->private_bytes;
+	gs->cancelled_at = GetCurrentTimestamp();
 	if (reason == GUARD_BACKEND_LIMIT)
 		ereport(LOG,
 				errmsg("memprobe: canceling the statement of process %d (query id %lld) because its memory %s exceeded memprobe.backend_memory_limit (%s)",
@@ -534,13 +672,20 @@ cancel_statement(const GuardCandidate *c, GuardReason reason, int64 figure, int6
 }
 
 /*
- * A statement cancelled at an earlier sample that still runs and has grown
- * since is not taking the cancel (no CHECK_FOR_INTERRUPTS in its loop):
- * cap its process's memory, so that its next allocation fails inside the
- * statement before the kernel kills the process (data_cap.c).
+ * A statement cancelled at an earlier sample, at least CAP_GRACE_MS ago,
+ * that still runs and has grown since is not taking the cancel (no
+ * CHECK_FOR_INTERRUPTS in its loop): cap its process's memory, so that its
+ * next allocation fails inside the statement before the kernel kills the
+ * process (data_cap.c).  The grace: the guard samples every 10ms while a
+ * cancelled statement runs (plan_next_step), and a statement busy in one
+ * long allocation takes the cancel a little later; capped, it would fail
+ * with a bare "out of memory" instead of the guard's message.
  */
+#define CAP_GRACE_MS	100
+
 static void
-cap_ignored_cancels(const GuardCandidate *candidates, int n)
+cap_ignored_cancels(const GuardCandidate *candidates, int n, int64 avail,
+					TimestampTz sampled_at)
 {
 	if (guard_states == NULL)
 		return;
@@ -552,17 +697,66 @@ cap_ignored_cancels(const GuardCandidate *candidates, int n)
 
 		if (!can_cancel(c) ||
 			(gs = hash_search(guard_states, &c->pid, HASH_FIND, NULL)) == NULL ||
-			gs->cancelled_stmt != c->stmt_start || gs->capped_stmt == c->stmt_start ||
-			c->private_bytes <= gs->cancelled_bytes)
+			gs->cancelled_stmt != c->stmt || gs->capped_stmt == c->stmt ||
+			c->private_bytes <= gs->cancelled_bytes ||
+			!TimestampDifferenceExceeds(gs->cancelled_at, sampled_at, CAP_GRACE_MS - 1))
 			continue;
-		if (!data_cap_process(c->pid, c->procno, c->stmt_start, &cap_bytes))
+		if (!data_cap_process(c->pid, c->procno, c->stmt, &cap_bytes, &gs->cap_old_limit))
 			continue;
-		gs->capped_stmt = c->stmt_start;
-		ereport(LOG,
-				errmsg("memprobe: the statement of process %d (query id %lld) grew from %s to %s after the guard cancelled it: its data size limit is lowered to %s, so that its next allocation fails",
-					   c->pid, (long long) c->queryid, size_text(gs->cancelled_bytes),
-					   size_text(c->private_bytes), size_text(cap_bytes)),
-				errdetail("The statement did not act on the cancel.  The process restores its limit when the statement ends."));
+		gs->capped_stmt = c->stmt;
+		gs->cap_in_place = true;
+
+		/*
+		 * The limit counts what the process has mapped (VmData), which may be
+		 * far more than it holds in memory (a reserved buffer it has not
+		 * touched): room the server may not have.
+		 */
+		if (avail >= 0 && cap_bytes - c->private_bytes > avail)
+			ereport(LOG,
+					errmsg("memprobe: the statement of process %d (query id %lld) grew from %s to %s after the guard cancelled it: its data size limit is lowered to %s, so that its next allocation fails",
+						   c->pid, (long long) c->queryid, size_text(gs->cancelled_bytes),
+						   size_text(c->private_bytes), size_text(cap_bytes)),
+					errdetail("The limit cannot help: it leaves the process room for %s more than it holds, and the server can give only %s.  The statement did not act on the cancel.",
+							  size_text(cap_bytes - c->private_bytes), size_text(avail)));
+		else
+			ereport(LOG,
+					errmsg("memprobe: the statement of process %d (query id %lld) grew from %s to %s after the guard cancelled it: its data size limit is lowered to %s, so that its next allocation fails",
+						   c->pid, (long long) c->queryid, size_text(gs->cancelled_bytes),
+						   size_text(c->private_bytes), size_text(cap_bytes)),
+					errdetail("The statement did not act on the cancel.  The process restores its limit when the statement ends."));
+	}
+}
+
+/*
+ * A cap whose statement the sampler no longer sees running (idle, idle in
+ * a transaction, or another statement) is lifted here, should the
+ * statement have ended where the process could not say so (data_cap.c).
+ */
+static void
+lift_ended_caps(const GuardCandidate *candidates, int n)
+{
+	HASH_SEQ_STATUS seq;
+	GuardState *gs;
+
+	if (guard_states == NULL)
+		return;
+	hash_seq_init(&seq, guard_states);
+	while ((gs = hash_seq_search(&seq)) != NULL)
+	{
+		const GuardCandidate *c = NULL;
+
+		if (!gs->cap_in_place)
+			continue;
+		for (int i = 0; i < n && c == NULL; i++)
+			if (candidates[i].pid == gs->pid)
+				c = &candidates[i];
+		if (c == NULL || (can_cancel(c) && c->stmt == gs->capped_stmt))
+			continue;
+		gs->cap_in_place = false;
+		if (data_cap_lift_ended(c->pid, c->procno, gs->cap_old_limit))
+			ereport(LOG,
+					errmsg("memprobe: lifted the data size limit of process %d: the statement it was lowered for is no longer running",
+						   c->pid));
 	}
 }
 
@@ -599,6 +793,51 @@ uncancellable_hint(const GuardCandidate *c)
 		default:
 			return pstrdup("The guard cancels client statements only.");
 	}
+}
+
+/*
+ * What a process's statement added to the memory it held between
+ * statements (at its last sample between them; all of it when never seen
+ * between).  A cancel frees only that: what a process keeps between
+ * statements (what PL/Perl's allocator kept after a statement that grew,
+ * caches, temporary buffers, a large setting) stays, and cancelling its
+ * next small statement for it frees nothing.  A statement that adds a
+ * quarter of the setting itself is cancelled as any other.
+ */
+#define ADDED_SHARE 4
+
+static int64
+added_bytes(const GuardCandidate *c)
+{
+	return c->between_bytes >= 0 ? c->group_bytes - c->between_bytes : c->group_bytes;
+}
+
+/*
+ * A client process whose memory between statements is most of what the
+ * setting (limit bytes) is about: its statement is not cancelled for it.
+ * Logged once while it holds that much between statements.
+ */
+static bool
+held_between(const GuardCandidate *c, int64 limit, const char *setting)
+{
+	GuardState *gs;
+
+	if (c->between_bytes < 0 || added_bytes(c) >= limit / ADDED_SHARE ||
+		c->between_bytes < limit / ADDED_SHARE)
+		return false;
+	gs = guard_state(c->pid);
+	if (!gs->between_warned)
+	{
+		gs->between_warned = true;
+		ereport(LOG,
+				errmsg("memprobe: process %d (%s) held %s between statements; the guard does not cancel its statement, which added %s, for %s",
+					   c->pid, sampler_backend_type_name(c->backend_type, c->bgw_type),
+					   size_text(c->between_bytes), size_text(Max(added_bytes(c), 0)), setting),
+				errdetail("A cancel frees only what a statement added; the memory a process keeps between statements stays."),
+				errhint("This is memory the process keeps between statements (what a procedural language's allocator kept, caches, temporary buffers, a large setting); terminating it with pg_terminate_backend() frees it.  A statement that adds a quarter of %s is still cancelled.",
+						setting));
+	}
+	return true;
 }
 
 /* backend_memory_limit: a process above it that has no statement to cancel, logged once. */
@@ -671,6 +910,21 @@ largest_holder(const GuardCandidate *candidates, int n)
 }
 
 /*
+ * Did the process that held the most at the previous sample, enough for
+ * min_available_memory to cancel it, vanish (or become a zombie) since?
+ */
+static bool
+largest_gone(const GuardCandidate *candidates, int n, int64 min_avail)
+{
+	if (prev_largest_pid == 0 || prev_largest_bytes < min_avail / MIN_AVAILABLE_SHARE)
+		return false;
+	for (int i = 0; i < n; i++)
+		if (candidates[i].pid == prev_largest_pid)
+			return candidates[i].private_bytes == 0;
+	return true;
+}
+
+/*
  * min_available_memory: when avail fell below min_avail, cancel the
  * statement of the process that holds the most memory of all, if cancelling
  * it can help: it holds at least 1/MIN_AVAILABLE_SHARE of min_avail, and it
@@ -691,7 +945,7 @@ guard_min_available(GuardCandidate *candidates, int n, int64 avail, int64 min_av
 	}
 
 	for (int i = 0; i < n && pending_pid != 0; i++)
-		if (candidates[i].pid == pending_pid && candidates[i].stmt_start == pending_stmt)
+		if (candidates[i].pid == pending_pid && candidates[i].stmt == pending_stmt)
 			return;
 	pending_pid = 0;
 
@@ -699,6 +953,17 @@ guard_min_available(GuardCandidate *candidates, int n, int64 avail, int64 min_av
 		return;
 	if (holder->group_bytes < min_avail / MIN_AVAILABLE_SHARE)
 	{
+		if (!episode_small_logged && largest_gone(candidates, n, min_avail))
+		{
+			episode_small_logged = true;
+			ereport(LOG,
+					errmsg("memprobe: the server's available memory %s is below memprobe.min_available_memory (%s), and the process that held the most at the previous sample, %d (%s), is gone",
+						   size_text(avail), size_text(min_avail), prev_largest_pid,
+						   size_text(prev_largest_bytes)),
+					errdetail("It ended or was killed between two samples; the kernel's OOM killer kills the process that holds the most.  The guard cancels nothing now: the process holding the most, %d, holds only %s.",
+							  holder->pid, size_text(holder->group_bytes)),
+					errhint("A shorter memprobe.sample_interval, or a larger memprobe.min_available_memory, leaves the guard time to act."));
+		}
 		if (!episode_small_logged)
 		{
 			episode_small_logged = true;
@@ -725,9 +990,11 @@ guard_min_available(GuardCandidate *candidates, int n, int64 avail, int64 min_av
 		}
 		return;
 	}
+	if (held_between(holder, min_avail, "memprobe.min_available_memory"))
+		return;
 	cancel_statement(holder, GUARD_MIN_AVAILABLE, avail, min_avail);
 	pending_pid = holder->pid;
-	pending_stmt = holder->stmt_start;
+	pending_stmt = holder->stmt;
 }
 
 /*
@@ -761,21 +1028,34 @@ min_available_possible(int64 min_avail, int64 total, AvailableSource source)
 /*
  * backend_memory_limit at or below what an idle client backend holds would
  * cancel every statement of every backend: one WARNING, and the guard
- * ignores it.  Judged once, at the first sample after the setting changes
- * (from off too), by the smallest idle client backend then: a session that
- * later idles holding much (a large session variable) does not turn a
- * limit others pass into one found impossible.  The judgement sticks until
- * the setting changes.
+ * ignores it.  Judged by the smallest idle client backend: once an idle
+ * backend holds less than the limit, the limit is possible until the
+ * setting changes (a session that later idles holding much, a large session
+ * variable or what a PL's allocator kept, does not turn a limit others pass
+ * into one found impossible).  Until then it is judged again at every
+ * sample.  While no client backend is idle (a server started with the limit
+ * in postgresql.conf, its clients all busy), it is judged against the
+ * sampler's own memory: a process of this server that is no larger than a
+ * fresh backend (measured on 15: the sampler 2.5 MB, a backend after its
+ * first statement 2.8-3 MB).  Below that it is impossible for now: the
+ * WARNING once per value, and no cancel.  An idle backend holding more than
+ * FRESH_BACKEND_SHARE times the sampler's memory is no fresh backend (the
+ * only idle one may be a session keeping a large setting): then the
+ * sampler's memory is the judge, and such sessions' statements are not
+ * cancelled for what they keep anyway (held_between).
  */
+#define FRESH_BACKEND_SHARE 4
+
 static bool
 backend_limit_possible(const GuardCandidate *candidates, int n, int64 limit)
 {
 	const GuardCandidate *idle = NULL;
+	int64		judge_bytes;
+	int			judge_pid;
+	int64		own;
 
 	if (limit == judged_backend_limit)
-		return impossible_backend_limit != limit;
-	judged_backend_limit = limit;
-	impossible_backend_limit = 0;
+		return true;
 	for (int i = 0; i < n; i++)
 	{
 		const GuardCandidate *c = &candidates[i];
@@ -784,13 +1064,35 @@ backend_limit_possible(const GuardCandidate *candidates, int n, int64 limit)
 			(idle == NULL || c->private_bytes < idle->private_bytes))
 			idle = c;
 	}
-	if (idle == NULL || limit > idle->private_bytes)
+	own = sampler_own_private_bytes();
+	if (idle != NULL && (own < 0 || idle->private_bytes <= FRESH_BACKEND_SHARE * own))
+	{
+		judge_bytes = idle->private_bytes;
+		judge_pid = idle->pid;
+	}
+	else
+	{
+		idle = NULL;
+		judge_bytes = own;
+		judge_pid = MyProcPid;
+	}
+	if (judge_bytes < 0 || limit > judge_bytes)
+	{
+		if (idle != NULL)
+			judged_backend_limit = limit;	/* for good */
+		impossible_backend_limit = 0;
 		return true;
+	}
+	if (impossible_backend_limit == limit)
+		return false;			/* warned already */
 	impossible_backend_limit = limit;
 	ereport(WARNING,
 			errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			idle != NULL ?
 			errmsg("memprobe.backend_memory_limit (%s) is below what an idle backend holds (%s, process %d)",
-				   size_text(limit), size_text(idle->private_bytes), idle->pid),
+				   size_text(limit), size_text(judge_bytes), judge_pid) :
+			errmsg("memprobe.backend_memory_limit (%s) is below what a fresh backend holds (%s, as the memprobe sampler, process %d)",
+				   size_text(limit), size_text(judge_bytes), judge_pid),
 			errdetail("Every statement would pass it; the memory guard does not act on memprobe.backend_memory_limit until it is set above that."));
 	return false;
 }
@@ -813,8 +1115,9 @@ guard_after_sample(GuardCandidate *candidates, int n, TimestampTz sampled_at)
 	publish_sample(candidates, n, sampled_at, avail, source);
 
 	forget_states(candidates, n);
+	lift_ended_caps(candidates, n);
 	if (data_cap_enabled() && (limit > 0 || min_avail > 0))
-		cap_ignored_cancels(candidates, n);
+		cap_ignored_cancels(candidates, n, avail, sampled_at);
 	if (limit == 0)
 		judged_backend_limit = 0;	/* set again later: judged again */
 	else if (!backend_limit_possible(candidates, n, limit))
@@ -828,12 +1131,13 @@ guard_after_sample(GuardCandidate *candidates, int n, TimestampTz sampled_at)
 		{
 			GuardCandidate *c = &candidates[i];
 
-			if (c->private_bytes <= limit)
-				continue;
-			if (can_cancel(c))
-				cancel_statement(c, GUARD_BACKEND_LIMIT, c->private_bytes, limit);
-			else
+			if (c->private_bytes <= limit || !is_client(c))
+				continue;			/* the setting applies to client backends and workers */
+			if (!can_cancel(c))
 				warn_uncancellable_once(c, limit);
+			else if (c->between_bytes < limit ||
+					 !held_between(c, limit, "memprobe.backend_memory_limit"))
+				cancel_statement(c, GUARD_BACKEND_LIMIT, c->private_bytes, limit);
 		}
 	}
 
@@ -841,6 +1145,16 @@ guard_after_sample(GuardCandidate *candidates, int n, TimestampTz sampled_at)
 		guard_min_available(candidates, n, avail, min_avail);
 	else
 		end_shortage();
+
+	plan_next_step(candidates, n, sampled_at, avail, limit, min_avail);
+	prev_sampled_at = sampled_at;
+	prev_avail = avail;
+	{
+		const GuardCandidate *largest = largest_holder(candidates, n);
+
+		prev_largest_pid = largest ? largest->pid : 0;
+		prev_largest_bytes = largest ? largest->group_bytes : 0;
+	}
 }
 
 /*
@@ -867,20 +1181,22 @@ forget_states(GuardCandidate *candidates, int n)
 			hash_search(guard_states, &gs->pid, HASH_REMOVE, NULL);
 		else if (c->backend_type == B_BACKEND && c->state == STATE_RUNNING)
 			gs->warned = false;
+		if (c != NULL && c->between_bytes >= 0 &&
+			c->between_bytes < (int64) backend_limit_kb * 1024 / ADDED_SHARE)
+			gs->between_warned = false;
 	}
 }
 
 /*
- * The statement timestamp at which the running top-level query's executor
- * started, or 0.  Each Execute message of a portal run in several has a
- * timestamp of its own (pg_stat_activity's query_start), and the sampler
- * names the one it saw; its cancel can reach the process just after the
- * next Execute began (a cancel that arrives while the backend waits for the
- * client is ignored by core, one that arrives after it has read the message
- * is not).  It was still meant for this query: any statement timestamp from
- * the query's start on is.
+ * The statement (statement_id.h) at which the running top-level query's
+ * executor started, or 0.  Each Execute message of a portal run in several
+ * is a statement of its own, and the sampler names the one it saw; its
+ * cancel can reach the process just after the next Execute began (a cancel
+ * that arrives while the backend waits for the client is ignored by core,
+ * one that arrives after it has read the message is not).  It was still
+ * meant for this query: any statement from the query's first on is.
  */
-static TimestampTz top_level_query_started = 0;
+static uint64 top_level_query_started = 0;
 
 /*
  * The subtransaction the query started in: a query that fails never reaches
@@ -895,7 +1211,7 @@ static SubTransactionId top_level_query_subxid = InvalidSubTransactionId;
 void
 guard_top_level_query_started(void)
 {
-	top_level_query_started = GetCurrentStatementStartTimestamp();
+	top_level_query_started = statement_my_began;
 	top_level_query_subxid = GetCurrentSubTransactionId();
 }
 
@@ -956,10 +1272,25 @@ read_slot_patiently(GuardSlot *slot, GuardSlot *copy)
 }
 
 /*
+ * A guard cancel sent for a statement that ended before it arrived lands
+ * in the next: the sampler checks that the statement still runs, then
+ * sends the signal, and a statement can end in between (CI: 1 client error
+ * in 94 under pgbench -M extended at 10ms samples was core's 57014).  Such
+ * a cancel, not yet taken by the statement it was meant for, arriving
+ * within LATE_CANCEL_MS of being sent, is still the guard's.  Someone
+ * else's cancel after a guard cancel that was taken (a PL/pgSQL handler
+ * caught it) is not.
+ */
+#define LATE_CANCEL_MS	200
+
+/* the last statement whose guard cancel this process took */
+static uint64 taken_stmt = 0;
+
+/*
  * Is the query cancel being raised the guard's?  Yes when this process's
  * slot names it and the statement it cancelled is the one running (or, for
- * a portal run by several Execute messages, one of this query's); then copy
- * holds the slot.
+ * a portal run by several Execute messages, one of this query's), or an
+ * earlier one whose cancel arrived late; then copy holds the slot.
  */
 static bool
 cancel_is_guards(GuardSlot *copy)
@@ -968,12 +1299,13 @@ cancel_is_guards(GuardSlot *copy)
 
 	if (shared == NULL || MyBEEntry == NULL || procno < 0 || procno >= shared->nslots)
 		return false;
-	return read_slot_patiently(&shared->slots[procno], copy) &&
-		copy->pid == MyProcPid &&
-		(copy->stmt_start == MyBEEntry->st_activity_start_timestamp ||
-		 (top_level_query_started != 0 &&
-		  copy->stmt_start >= top_level_query_started &&
-		  copy->stmt_start < MyBEEntry->st_activity_start_timestamp));
+	if (!read_slot_patiently(&shared->slots[procno], copy) || copy->pid != MyProcPid ||
+		copy->stmt > statement_my_began)
+		return false;
+	return copy->stmt == statement_my_began ||
+		(top_level_query_started != 0 && copy->stmt >= top_level_query_started) ||
+		(copy->stmt != taken_stmt &&
+		 !TimestampDifferenceExceeds(copy->sent_at, GetCurrentTimestamp(), LATE_CANCEL_MS));
 }
 
 /*
@@ -1036,6 +1368,7 @@ guard_translate_cancel(MemoryContext cxt)
 	}
 	FlushErrorState();
 
+	taken_stmt = copy.stmt;
 	guard_error_texts(&copy, &message, &detail, &hint);
 	ereport(ERROR,
 			errcode(ERRCODE_OUT_OF_MEMORY),
@@ -1078,6 +1411,7 @@ guard_emit_log(ErrorData *edata)
 	if (is_cancel_by_signal(edata) && cancel_is_guards(&copy))
 	{
 		edata->sqlerrcode = ERRCODE_OUT_OF_MEMORY;
+		taken_stmt = copy.stmt;
 		guard_error_texts(&copy, &edata->message, &edata->detail, &edata->hint);
 		edata->message_id = edata->message;
 		edata->detail_log = NULL;

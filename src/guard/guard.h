@@ -31,8 +31,11 @@ typedef struct GuardCandidate
 	int			state;			/* BackendState */
 	bool		in_transaction;	/* idle in a transaction */
 	uint64		queryid;
-	TimestampTz stmt_start;		/* 0: no statement running */
+	uint64		stmt;			/* its statement (statement_id.h); 0: none running */
+	TimestampTz stmt_started_at;	/* when it started (its query string's start), or 0 */
 	int64		private_bytes;
+	int64		grown_bytes;	/* since the previous sample (0 for a process new to it) */
+	int64		between_bytes;	/* at its last sample idle outside a transaction; -1: none */
 	int64		group_bytes;	/* a leader's with its workers', else its own */
 } GuardCandidate;
 
@@ -45,6 +48,13 @@ extern Size guard_shmem_size(void);
  * guard sees for memprobe_guard, then decide and cancel
  */
 extern void guard_after_sample(GuardCandidate *candidates, int n, TimestampTz sampled_at);
+
+/*
+ * The sampler, after each sample: the time to the next one, in
+ * microseconds, given memprobe.sample_interval's (interval_us).  Shorter
+ * while memory runs short or a process grows fast toward a guard limit.
+ */
+extern int64 guard_sample_step_us(int64 interval_us);
 
 /*
  * In a backend or parallel worker, from an error handler: if the error is
@@ -103,8 +113,8 @@ extern void guard_warn_if_sampling_off(void);
 /*
  * In a backend, from the executor's hooks at the top level: a query starts
  * (ExecutorStart) or ends (ExecutorEnd).  A portal run by several Execute
- * messages is one query over several statement timestamps; the guard's
- * cancel of one of them is still meant for the query.
+ * messages is one query over several statements (statement_id.h); the
+ * guard's cancel of one of them is still meant for the query.
  */
 extern void guard_top_level_query_started(void);
 extern void guard_top_level_query_ended(void);

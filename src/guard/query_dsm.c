@@ -218,17 +218,17 @@ find_contexts(int pid, QueryDsmCache *cache)
 }
 
 int64
-query_dsm_bytes(int pid, TimestampTz stmt_start, int nworkers, QueryDsmCache *cache)
+query_dsm_bytes(int pid, uint64 stmt, int nworkers, QueryDsmCache *cache)
 {
 	int64		total = 0;
 	int			kept = 0;
 
 	if (!readable())
 		return 0;
-	if (cache->stmt_start != stmt_start || cache->nworkers != nworkers)
+	if (cache->stmt != stmt || cache->nworkers != nworkers)
 	{
 		/* a new statement, or workers came or went: look afresh (only where it can matter) */
-		cache->stmt_start = stmt_start;
+		cache->stmt = stmt;
 		cache->nworkers = nworkers;
 		cache->samples = 0;
 		cache->ncontexts = 0;

@@ -19,7 +19,7 @@
 /* What the sampler remembers of one leader between samples. */
 typedef struct QueryDsmCache
 {
-	TimestampTz stmt_start;		/* the statement the contexts were found for */
+	uint64		stmt;			/* the statement the contexts were found for (statement_id.h) */
 	int			nworkers;		/* its workers then */
 	int			samples;		/* samples since */
 	int			ncontexts;
@@ -27,11 +27,11 @@ typedef struct QueryDsmCache
 } QueryDsmCache;
 
 /*
- * The bytes of dynamic shared memory the running statement (started at
- * stmt_start) of parallel leader pid holds, with nworkers workers sampled
+ * The bytes of dynamic shared memory the running statement (its identity
+ * stmt) of parallel leader pid holds, with nworkers workers sampled
  * now; cache is the sampler's, per leader, zeroed at first.
  */
-extern int64 query_dsm_bytes(int pid, TimestampTz stmt_start, int nworkers,
+extern int64 query_dsm_bytes(int pid, uint64 stmt, int nworkers,
 							 QueryDsmCache *cache);
 
 #endif							/* MEMPROBE_QUERY_DSM_H */

@@ -69,14 +69,15 @@
 #include "guard/last_samples.h"
 #include "guard/query_dsm.h"
 #include "guard/sampler.h"
+#include "guard/statement_id.h"
 #include "shared/changecount.h"
 #include "shared/compat.h"
 #include "shared/stats_privileges.h"
 
 PGDLLEXPORT void memprobe_sampler_main(Datum main_arg);
 
-/* memprobe.sample_interval (ms; 0: no sampling) */
-static int	sample_interval = 1000;
+/* memprobe.sample_interval (ms; 0: no sampling; else at least 1) */
+static double sample_interval = 1000;
 
 /* memprobe.history_size (entries), memprobe.history_min_bytes (kB) */
 static int	history_size = 4096;
@@ -93,6 +94,7 @@ typedef struct ProcSample
 	int			state;			/* BackendState */
 	uint64		queryid;		/* the statement running, or 0 */
 	TimestampTz stmt_start;		/* its start, or 0 when idle */
+	uint64		stmt;			/* its identity (statement_id.h), or 0 when idle */
 	int64		private_bytes;
 	int64		max_private_bytes;	/* since the process started */
 	int64		stmt_peak;		/* most during the statement (leader: with workers) */
@@ -111,7 +113,7 @@ typedef struct PeakSlot
 {
 	pg_atomic_uint32 changecount;	/* odd while the sampler writes it */
 	int			pid;
-	TimestampTz stmt_start;
+	uint64		stmt;			/* statement_id.h */
 	int64		stmt_peak;
 } PeakSlot;
 
@@ -236,7 +238,10 @@ typedef struct ProcState
 	int			pid;			/* hash key */
 	TimestampTz proc_start;		/* tells a reused pid from the process it was */
 	int64		max_private;
-	TimestampTz stmt_start;
+	int64		last_private;	/* at the previous sample, or -1 */
+	int64		grown;			/* this sample: its growth since the previous one */
+	int64		between;		/* at its last sample idle outside a transaction, or -1 */
+	uint64		stmt;			/* statement_id.h */
 	uint64		stmt_queryid;
 	int64		stmt_peak;
 	int64		group_bytes;	/* this sample: own, plus workers' and query DSM for a leader */
@@ -253,6 +258,9 @@ typedef struct ProcState
 static HTAB *proc_states = NULL;
 static uint64 cycle = 0;
 static const char **activities = NULL;	/* this sample's query texts, by row */
+static char *fastpath_texts = NULL;	/* by row: a fast-path call's, which core does not keep */
+
+#define FASTPATH_TEXT_SIZE 256
 static bool proc_readable = true;
 
 /*
@@ -309,7 +317,9 @@ note_procs(void)
 		{
 			ps->proc_start = 0;
 			ps->max_private = 0;
-			ps->stmt_start = 0;
+			ps->last_private = -1;
+			ps->between = -1;
+			ps->stmt = 0;
 			ps->stmt_queryid = 0;
 			ps->stmt_peak = 0;
 			memset(&ps->dsm, 0, sizeof(ps->dsm));
@@ -329,7 +339,7 @@ write_peak_slot(ProcState *ps)
 
 	changecount_write_begin(&slot->changecount);
 	slot->pid = ps->pid;
-	slot->stmt_start = ps->stmt_start;
+	slot->stmt = ps->stmt;
 	slot->stmt_peak = ps->stmt_peak;
 	changecount_write_end(&slot->changecount);
 }
@@ -440,13 +450,17 @@ sample_once(void)
 			/* a new process with a pid seen before */
 			ps->proc_start = be->st_proc_start_timestamp;
 			ps->max_private = 0;
-			ps->stmt_start = 0;
+			ps->last_private = -1;
+			ps->between = -1;
+			ps->stmt = 0;
 			ps->stmt_queryid = 0;
 			ps->stmt_peak = 0;
 			memset(&ps->dsm, 0, sizeof(ps->dsm));
 			ps->bgw_type_known = false;
 		}
 		ps->max_private = Max(ps->max_private, bytes);
+		ps->grown = ps->last_private >= 0 ? bytes - ps->last_private : 0;
+		ps->last_private = bytes;
 		ps->group_bytes = bytes;
 		ps->nworkers = 0;
 
@@ -458,8 +472,24 @@ sample_once(void)
 		row->bgw_type = be->st_backendType == B_BG_WORKER ? bgw_type_of(ps, be->st_procpid) : 0;
 		row->userid = be->st_userid;
 		row->state = (int) be->st_state;
-		row->queryid = (uint64) be->st_query_id;
-		row->stmt_start = be->st_state == STATE_RUNNING ? be->st_activity_start_timestamp : 0;
+		/*
+		 * A fast-path call leaves the status entry's text, query id and
+		 * query start at the previous query's: its own start is the state's,
+		 * it has no query id, and its text is the function called.
+		 */
+		row->queryid = be->st_state == STATE_RUNNING ? (uint64) be->st_query_id : 0;
+		row->stmt_start = be->st_state == STATE_RUNNING ? be->st_activity_start_timestamp :
+			be->st_state == STATE_FASTPATH ? be->st_state_start_timestamp : 0;
+		row->stmt = row->stmt_start != 0 ? statement_began(ps->procno) : 0;
+		if (be->st_state == STATE_FASTPATH)
+		{
+			char	   *text = fastpath_texts + (n - 1) * FASTPATH_TEXT_SIZE;
+
+			if (statement_fastpath_text(ps->procno, row->stmt, text, FASTPATH_TEXT_SIZE))
+				activities[n - 1] = text;
+			else
+				activities[n - 1] = "fastpath function call";
+		}
 		row->private_bytes = bytes;
 		row->max_private_bytes = ps->max_private;
 	}
@@ -486,19 +516,22 @@ sample_once(void)
 		ProcSample *row = &set->rows[i];
 
 		ps = hash_search(proc_states, &row->pid, HASH_FIND, NULL);
-		if (ps->leads && row->stmt_start != 0)
-			ps->group_bytes += query_dsm_bytes(row->pid, row->stmt_start, ps->nworkers, &ps->dsm);
-		if (row->stmt_start == 0)
+		if (ps->leads && row->stmt != 0)
+			ps->group_bytes += query_dsm_bytes(row->pid, row->stmt, ps->nworkers, &ps->dsm);
+		if (row->stmt == 0)
 		{
-			ps->stmt_start = 0;
+			/* outside a transaction: what no cancel frees (in one, an abort may) */
+			if (row->state == STATE_IDLE)
+				ps->between = row->private_bytes;
+			ps->stmt = 0;
 			ps->stmt_queryid = 0;
 			ps->stmt_peak = 0;
 		}
-		else if (ps->stmt_start == row->stmt_start && ps->stmt_queryid == row->queryid)
+		else if (ps->stmt == row->stmt && ps->stmt_queryid == row->queryid)
 			ps->stmt_peak = Max(ps->stmt_peak, ps->group_bytes);
 		else
 		{
-			ps->stmt_start = row->stmt_start;
+			ps->stmt = row->stmt;
 			ps->stmt_queryid = row->queryid;
 			ps->stmt_peak = ps->group_bytes;
 		}
@@ -550,8 +583,11 @@ guard_sample(SampleSet *set)
 		c->in_transaction = row->state == STATE_IDLEINTRANSACTION ||
 			row->state == STATE_IDLEINTRANSACTION_ABORTED;
 		c->queryid = row->queryid;
-		c->stmt_start = row->stmt_start;
+		c->stmt = row->stmt;
+		c->stmt_started_at = row->stmt_start;
 		c->private_bytes = row->private_bytes;
+		c->grown_bytes = ps->grown;
+		c->between_bytes = ps->between;
 		c->group_bytes = ps->group_bytes;
 	}
 	guard_after_sample(candidates, set->nrows, set->sampled_at);
@@ -664,7 +700,7 @@ cpu_time_us(void)
 static void
 check_sample_cost(int nprocs, int64 cpu_us)
 {
-	static int	warned_interval = 0;
+	static double warned_interval = 0;
 	static int	over = 0;
 
 	if (warned_interval == sample_interval)
@@ -679,7 +715,7 @@ check_sample_cost(int nprocs, int64 cpu_us)
 	over = 0;
 	warned_interval = sample_interval;
 	ereport(WARNING,
-			errmsg("memprobe.sample_interval (%d ms) is short for this server: a sample of %d processes takes %.2f ms of CPU time, so the sampler uses about %.0f%% of a CPU core",
+			errmsg("memprobe.sample_interval (%g ms) is short for this server: a sample of %d processes takes %.2f ms of CPU time, so the sampler uses about %.0f%% of a CPU core",
 				   sample_interval, nprocs, cpu_us / 1000.0,
 				   Min(100.0, 100.0 * cpu_us / (sample_interval * 1000.0))),
 			errhint("Set memprobe.sample_interval to %d ms or more to keep the sampler under %d%% of a core.",
@@ -717,6 +753,7 @@ memprobe_sampler_main(Datum main_arg)
 							  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	proc_readable = proc_available();
 	activities = MemoryContextAllocZero(TopMemoryContext, shared->nslots * sizeof(char *));
+	fastpath_texts = MemoryContextAllocZero(TopMemoryContext, shared->nslots * FASTPATH_TEXT_SIZE);
 	last_samples_recover();
 	guard_warn_if_sampling_off();
 
@@ -732,12 +769,16 @@ memprobe_sampler_main(Datum main_arg)
 			{
 				int64		cpu_before = cpu_time_us();
 				int			nprocs = sample_once();
+				int64		interval_us = (int64) (sample_interval * 1000);
+				int64		step_us = guard_sample_step_us(interval_us);
 
-				check_sample_cost(nprocs, cpu_time_us() - cpu_before);
+				/* the cost of the interval set, not of the guard's faster samples */
+				if (step_us == interval_us)
+					check_sample_cost(nprocs, cpu_time_us() - cpu_before);
 				/* a fixed schedule, not drifting by the time a sample takes */
-				next = TimestampTzPlusMilliseconds(next, sample_interval);
+				next += step_us;
 				if (next <= now)
-					next = TimestampTzPlusMilliseconds(now, sample_interval);
+					next = now + step_us;
 				now = GetCurrentTimestamp();
 			}
 			timeout = Max(0, (next - now + 999) / 1000);
@@ -766,6 +807,12 @@ memprobe_sampler_main(Datum main_arg)
  * ------------------------------------------------------------------------
  */
 
+int64
+sampler_own_private_bytes(void)
+{
+	return private_bytes_of(MyProcPid);
+}
+
 bool
 sampler_sampling(void)
 {
@@ -773,7 +820,7 @@ sampler_sampling(void)
 }
 
 int64
-sampler_statement_peak(TimestampTz stmt_start)
+sampler_statement_peak(uint64 stmt)
 {
 	/* this process's slot once found: its number is its own for life */
 	static PeakSlot *slot = NULL;
@@ -787,7 +834,7 @@ sampler_statement_peak(TimestampTz stmt_start)
 			return -1;
 		slot = &peak_slots()[procno];
 	}
-	if (stmt_start == 0)
+	if (stmt == 0)
 		return -1;
 
 	/*
@@ -796,11 +843,11 @@ sampler_statement_peak(TimestampTz stmt_start)
 	 * sampler be writing this very statement's first peak as it ends, the
 	 * result is the one the copy gives when it reads the slot just before.
 	 */
-	if (((volatile PeakSlot *) slot)->stmt_start != stmt_start)
+	if (((volatile PeakSlot *) slot)->stmt != stmt)
 		return -1;
 	if (!changecount_read(&slot->changecount, slot, &copy, sizeof(copy), READ_RETRIES))
 		return -1;
-	return (copy.pid == MyProcPid && copy.stmt_start == stmt_start) ? copy.stmt_peak : -1;
+	return (copy.pid == MyProcPid && copy.stmt == stmt) ? copy.stmt_peak : -1;
 }
 
 void
@@ -874,13 +921,11 @@ memprobe_samples(PG_FUNCTION_ARGS)
 
 		memset(nulls, 0, sizeof(nulls));
 		values[i++] = Int32GetDatum(row->pid);
-		if (row->leader_pid != 0)
-			values[i++] = Int32GetDatum(row->leader_pid);
-		else
-			nulls[i++] = true;
-		values[i++] = CStringGetTextDatum(sampler_backend_type_name(row->backend_type, row->bgw_type));
 		if (!memprobe_may_see(row->userid))
 		{
+			/* as pg_stat_activity hides them: the leader and the type too */
+			nulls[i++] = true;	/* leader_pid */
+			nulls[i++] = true;	/* backend_type */
 			nulls[i++] = true;	/* private_bytes */
 			nulls[i++] = true;	/* max_private_bytes */
 			values[i++] = TimestampTzGetDatum(set->sampled_at);
@@ -891,6 +936,11 @@ memprobe_samples(PG_FUNCTION_ARGS)
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 			continue;
 		}
+		if (row->leader_pid != 0)
+			values[i++] = Int32GetDatum(row->leader_pid);
+		else
+			nulls[i++] = true;
+		values[i++] = CStringGetTextDatum(sampler_backend_type_name(row->backend_type, row->bgw_type));
 		values[i++] = Int64GetDatum(row->private_bytes);
 		values[i++] = Int64GetDatum(row->max_private_bytes);
 		values[i++] = TimestampTzGetDatum(set->sampled_at);
@@ -971,17 +1021,34 @@ memprobe_history(PG_FUNCTION_ARGS)
  * ------------------------------------------------------------------------
  */
 
+/*
+ * memprobe.sample_interval: below 1ms is refused, not taken as 0 (which
+ * turns sampling and the guard off): "500us" was accepted as an integer
+ * setting and rounded to 0 without a word.
+ */
+static bool
+check_sample_interval(double *newval, void **extra, GucSource source)
+{
+	if (*newval > 0 && *newval < 1)
+	{
+		GUC_check_errdetail("memprobe.sample_interval must be 0 (sampling off) or at least 1ms.");
+		return false;
+	}
+	return true;
+}
+
 void
 sampler_init(void)
 {
 	GucContext	size_context = process_shared_preload_libraries_in_progress ?
 		PGC_POSTMASTER : PGC_SIGHUP;
 
-	DefineCustomIntVariable("memprobe.sample_interval",
-							"Time between two samples of every process's private memory.",
-							"0 turns the sampler off.",
-							&sample_interval, 1000, 0, 60 * 60 * 1000,
-							PGC_SIGHUP, GUC_UNIT_MS, NULL, NULL, NULL);
+	DefineCustomRealVariable("memprobe.sample_interval",
+							 "Time between two samples of every process's private memory.",
+							 "0 turns the sampler off; otherwise at least 1ms.  The memory guard samples "
+							 "faster while memory runs short.",
+							 &sample_interval, 1000, 0, 60 * 60 * 1000,
+							 PGC_SIGHUP, GUC_UNIT_MS, check_sample_interval, NULL, NULL);
 	DefineCustomIntVariable("memprobe.history_size",
 							"Samples memprobe_history keeps.",
 							"Each takes 40 bytes of shared memory.",

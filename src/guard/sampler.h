@@ -27,14 +27,17 @@ extern void sampler_require_preloaded(void);
  */
 extern const char *sampler_backend_type_name(int backend_type, int bgw_type);
 
+/* In the sampler: its own private memory (as it samples others'), or -1. */
+extern int64 sampler_own_private_bytes(void);
+
 /* Is sampling on (memprobe.sample_interval > 0, as this process reads it)? */
 extern bool sampler_sampling(void);
 
 /*
  * The most private memory the sampler saw this process (and, for a parallel
- * leader, its workers at the same sample) hold during the statement that
- * started at stmt_start; -1 when it took no sample of that statement.
+ * leader, its workers at the same sample) hold during its statement stmt
+ * (statement_id.h); -1 when it took no sample of that statement.
  */
-extern int64 sampler_statement_peak(TimestampTz stmt_start);
+extern int64 sampler_statement_peak(uint64 stmt);
 
 #endif							/* MEMPROBE_SAMPLER_H */

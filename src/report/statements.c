@@ -87,9 +87,9 @@
 
 #include "hooks.h"
 #include "report/backends.h"
-#include "guard/data_cap.h"
 #include "guard/guard.h"
 #include "guard/sampler.h"
+#include "guard/statement_id.h"
 #include "shared/compat.h"
 #include "shared/memory_tree.h"
 #include "shared/plan_walk.h"
@@ -1079,6 +1079,9 @@ statements_post_parse_analyze(ParseState *pstate, Query *query, JumbleState *jst
 {
 	uint32		generation;
 
+	/* each statement of a query string, each Parse message */
+	if (nesting_level == 0)
+		statement_begin();
 	if (prev_post_parse_analyze)
 		prev_post_parse_analyze(pstate, query, jstate);
 	/*
@@ -1171,6 +1174,33 @@ statements_nesting_level(void)
 }
 
 /*
+ * At a transaction event: does a statement of a level down still run (a
+ * procedure's COMMIT or ROLLBACK, inside its CALL)?  Not after a client's
+ * statement run without a handler failed: its level was never put back.
+ */
+bool
+statements_nested_running(void)
+{
+	return nesting_level > 0 && !run_without_handler;
+}
+
+/*
+ * A fast-path call's function runs (hooks.c): the statements it runs are a
+ * level down, as when it is called from a query, and do not end the call.
+ */
+void
+statements_call_entered(void)
+{
+	nesting_level++;
+}
+
+void
+statements_call_left(void)
+{
+	nesting_level--;
+}
+
+/*
  * From the error handler of a hook that ran a statement: the guard's cancel
  * becomes its out-of-memory error (guard.c); any error goes on up.  cxt is
  * the memory context the hook was called in (not ErrorContext).
@@ -1244,6 +1274,9 @@ statements_executor_run(COMPAT_EXECUTOR_RUN_PARAMS)
 {
 	Execution  *e;
 
+	/* each Execute message of a portal is a statement of its own */
+	if (nesting_level == 0)
+		statement_begin();
 	if (nesting_level == 0 && !guard_cancel_needs_handler(0))
 	{
 		/*
@@ -1275,7 +1308,7 @@ statements_executor_run(COMPAT_EXECUTOR_RUN_PARAMS)
 		execution_sample(e);
 	/* a client's Execute ends here (a portal may be fetched from later, idle in between) */
 	if (nesting_level == 0)
-		data_cap_statement_end();
+		statement_end();
 }
 
 static void
@@ -1315,8 +1348,8 @@ statements_executor_finish(QueryDesc *queryDesc)
 /*
  * The most private memory the sampler saw this backend (with its parallel
  * workers) hold during the client's statement now ending, or -1: the
- * statement is known by its start in this backend's status entry, which
- * the sampler reads too.  Nested statements run inside the client's, and
+ * statement is known by its identity (statement_id.h), which the sampler
+ * reads too.  Nested statements run inside the client's, and
  * get its figure; one shorter than a sample interval gets none.
  */
 static int64
@@ -1324,7 +1357,7 @@ statement_private_peak(void)
 {
 	if (MyBEEntry == NULL || MyBEEntry->st_state != STATE_RUNNING)
 		return -1;
-	return sampler_statement_peak(MyBEEntry->st_activity_start_timestamp);
+	return sampler_statement_peak(statement_my_began);
 }
 
 /*
@@ -1393,7 +1426,7 @@ statements_executor_end(QueryDesc *queryDesc)
 	if (nesting_level == 0)
 	{
 		backends_statement_end(queryDesc->plannedstmt->queryId, e != NULL ? mem : -1);
-		data_cap_statement_end();
+		statement_end();
 		guard_top_level_query_ended();
 	}
 }
@@ -1429,6 +1462,8 @@ statements_process_utility(PlannedStmt *pstmt, const char *queryString,
 	Node	   *parsetree = pstmt->utilityStmt;
 	MemoryContext cxt = CurrentMemoryContext;
 
+	if (nesting_level == 0)
+		statement_begin();
 	if (IsA(parsetree, ExecuteStmt) || IsA(parsetree, PrepareStmt) ||
 		IsA(parsetree, DeallocateStmt))
 	{
@@ -1454,7 +1489,7 @@ statements_process_utility(PlannedStmt *pstmt, const char *queryString,
 	if (nesting_level == 0)
 	{
 		backends_statement_end(pstmt->queryId, -1);
-		data_cap_statement_end();
+		statement_end();
 	}
 }
 

@@ -18,6 +18,12 @@ extern void statements_install_hooks(void);
 extern Size statements_shmem_size(void);
 extern int	statements_nesting_level(void);
 
+extern bool statements_nested_running(void);
+
+/* a fast-path call's function runs, a level down (hooks.c) */
+extern void statements_call_entered(void);
+extern void statements_call_left(void);
+
 /* around the executor (memprobe's hooks, hooks.c) */
 extern void statements_executor_started(QueryDesc *queryDesc, int eflags);
 extern void statements_executor_end(QueryDesc *queryDesc);
