@@ -68,7 +68,7 @@ ISOLATION_OPTS = --temp-config=$(srcdir)/memprobe.conf --temp-instance=./tmp_che
 # src/testing/injection.c) and the specs that need them; memprobe_test_deform()
 # (src/testing/deform_check.c), the randomized check of memprobe's tuple deformation against
 # core's, and its suite; memprobe_test_grow() (src/testing/runaway.c), a runaway that never checks
-# for interrupts, for t/007.
+# for interrupts, for t/007 to t/009, and memprobe_test_reserve(), memory mapped but not touched.
 ifeq ($(MEMPROBE_INJECTION_POINTS),1)
 PG_CPPFLAGS += -DMEMPROBE_INJECTION_POINTS
 OBJS += src/testing/injection.o src/testing/deform_check.o src/testing/runaway.o

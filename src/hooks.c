@@ -34,13 +34,14 @@
  *	subtransaction:	the statement's end, the guard, memprobe_statements
  *
  * A fast-path call (the protocol's FunctionCall message) runs no planner,
- * executor or utility statement of its own: the object access hook sees
- * its function's execute check (fastpath.c's InvokeFunctionExecuteHook),
- * which begins a statement for the guard; needs_fmgr_hook has fmgr_info
- * wrap the function looked up for the call, and fmgr_hook then sees it run
- * and return, which ends it.  A built-in function is never wrapped (fmgr.c
- * looks it up without asking): its call ends with the transaction, or at
- * the next statement.
+ * executor or utility statement of its own: needs_fmgr_hook sees the
+ * function looked up for the call, begins a statement for the guard and
+ * has fmgr_info wrap it, and fmgr_hook then sees it run and return, which
+ * ends it.  A built-in function is never wrapped (fmgr.c looks it up
+ * without asking): such a call is no statement of its own for the guard
+ * (it is cancelled as the one before it, which has ended, so never
+ * capped).  An object access hook would see every call's execute check,
+ * but costs ~40 instructions of every statement (pgbench -S runs one).
  *
  * Core walks its list of callbacks at every event (twice in a transaction
  * that commits: pre-commit and commit); memprobe's is one entry of it, not
@@ -52,8 +53,6 @@
  */
 #include "postgres.h"
 
-#include "catalog/objectaccess.h"
-#include "catalog/pg_proc.h"
 #include "executor/executor.h"
 #include "fmgr.h"
 #include "optimizer/planner.h"
@@ -73,12 +72,14 @@
 static planner_hook_type prev_planner = NULL;
 static ExecutorStart_hook_type prev_executor_start = NULL;
 static ExecutorEnd_hook_type prev_executor_end = NULL;
-static object_access_hook_type prev_object_access = NULL;
 static needs_fmgr_hook_type prev_needs_fmgr = NULL;
 static fmgr_hook_type prev_fmgr = NULL;
 
-/* The fast-path call's function from its execute check to its return, else 0. */
+/* The fast-path call's function from its lookup to its return, else 0. */
 static Oid	fastpath_fid = InvalidOid;
+
+/* the FunctionCall message that began it (its state's start) */
+static TimestampTz fastpath_message = 0;
 
 /* ... and whether it runs (between fmgr_hook's start and its end or abort) */
 static bool fastpath_running = false;
@@ -109,11 +110,12 @@ memprobe_planner(Query *parse, const char *query_string, int cursorOptions,
 {
 	MemoryContext cxt = CurrentMemoryContext;
 	PlannedStmt *stmt;
+	int			level = statements_nesting_level();
 
 	/* a Bind message's plan: its statement begins here */
-	if (statements_nesting_level() == 0)
+	if (level == 0)
 		statement_begin();
-	if (!guard_cancel_needs_handler(statements_nesting_level()))
+	if (!guard_cancel_needs_handler(level))
 		return plan(parse, query_string, cursorOptions, boundParams);
 
 	PG_TRY();
@@ -134,8 +136,6 @@ memprobe_executor_start(QueryDesc *queryDesc, int eflags)
 {
 	uint64		begun = material_mergejoin_before_start();
 
-	if (statements_nesting_level() == 0)
-		statement_begin();
 	if (prev_executor_start)
 		prev_executor_start(queryDesc, eflags);
 	else
@@ -163,20 +163,30 @@ memprobe_next_executor_end(QueryDesc *queryDesc)
 		standard_ExecutorEnd(queryDesc);
 }
 
+/*
+ * An abort: it ends the statement that failed (unless a procedure rolled
+ * back a level down), and a fast-path call whose function failed where
+ * fmgr_hook did not see it.
+ */
+static pg_noinline void
+statement_aborted(void)
+{
+	if (fastpath_running)
+	{
+		fastpath_running = false;
+		fastpath_fid = InvalidOid;
+		statements_call_left();
+	}
+	statement_abort(statements_nested_running());
+	guard_top_level_query_ended();
+}
+
 static void
 memprobe_xact_callback(XactEvent event, void *arg)
 {
-	if (unlikely(fastpath_fid != InvalidOid) &&
-		(event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT ||
-		 event == XACT_EVENT_COMMIT))
-	{
-		if (fastpath_running)
-			statements_call_left();
-		fastpath_running = false;
-		fastpath_fid = InvalidOid;
-	}
-	statement_xact_event(event, statements_nested_running());
-	guard_xact_event(event);
+	if (unlikely(event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT))
+		statement_aborted();
+	guard_xact_event();
 	statements_xact_event(event);
 }
 
@@ -185,11 +195,14 @@ memprobe_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 						  SubTransactionId parentSubid, void *arg)
 {
 	statement_subxact_event(event);
-	guard_subxact_event(event, mySubid);
+	guard_subxact_event(event);
 	statements_subxact_event(event);
 }
 
-/* Is this process in a fast-path call, outside the function it calls? */
+/*
+ * Is this process in a fast-path call at the top level, outside the
+ * function it calls?
+ */
 static inline bool
 fastpath_outside_call(void)
 {
@@ -198,36 +211,35 @@ fastpath_outside_call(void)
 }
 
 /*
- * object_access_hook: a fast-path call's execute check of its function
- * (after its lookup and permission checks, before its arguments are read)
- * begins a statement for the guard, named by the function.
+ * A fast-path call's function is looked up (or, for a SECURITY DEFINER
+ * one, which fmgr_info wraps without asking, starts): the first function
+ * of a FunctionCall message, known by the message's state change
+ * (pgstat_report_activity(STATE_FASTPATH) at each message sets its start),
+ * begins the call's statement, named by it.  Later lookups in the same
+ * message are its arguments' and result's input and output functions.
  */
-static void
-memprobe_object_access(ObjectAccessType access, Oid classId, Oid objectId,
-					   int subId, void *arg)
+static bool
+fastpath_call_found(Oid fn_oid)
 {
-	if (prev_object_access)
-		prev_object_access(access, classId, objectId, subId, arg);
-	if (access == OAT_FUNCTION_EXECUTE && classId == ProcedureRelationId &&
-		fastpath_outside_call())
-	{
-		fastpath_fid = objectId;
-		statement_begin_fastpath(objectId);
-	}
+	if (MyBEEntry->st_state_start_timestamp == fastpath_message)
+		return false;
+	fastpath_message = MyBEEntry->st_state_start_timestamp;
+	fastpath_fid = fn_oid;
+	statement_begin_fastpath(fn_oid);
+	return true;
 }
 
 /*
- * needs_fmgr_hook: fetch_fp_info looks the call's function up first, so
- * every function looked up in a fast-path call outside the function called
- * is wrapped (a type's input and output functions too, which fmgr_hook
- * then lets by); none in any other state.
+ * needs_fmgr_hook: fetch_fp_info looks the called function up before
+ * anything else of its message: that lookup is wrapped (fmgr_security_definer
+ * then calls fmgr_hook around the call); none in any other state.
  */
 static bool
 memprobe_needs_fmgr(Oid fn_oid)
 {
 	if (prev_needs_fmgr && prev_needs_fmgr(fn_oid))
 		return true;
-	return fastpath_outside_call();
+	return unlikely(fastpath_outside_call()) && fastpath_call_found(fn_oid);
 }
 
 /*
@@ -241,17 +253,17 @@ memprobe_fmgr(FmgrHookEventType event, FmgrInfo *flinfo, Datum *private)
 {
 	if (prev_fmgr)
 		prev_fmgr(event, flinfo, private);
-	if (likely(fastpath_fid == InvalidOid) || flinfo->fn_oid != fastpath_fid)
-		return;
 	if (event == FHET_START)
 	{
-		if (fastpath_outside_call())
+		if (unlikely(fastpath_outside_call()) &&
+			(flinfo->fn_oid == fastpath_fid || fastpath_call_found(flinfo->fn_oid)))
 		{
 			fastpath_running = true;
 			statements_call_entered();
 		}
 	}
-	else if (fastpath_running && statements_nesting_level() == 1)
+	else if (unlikely(fastpath_running) && flinfo->fn_oid == fastpath_fid &&
+			 statements_nesting_level() == 1)
 	{
 		fastpath_running = false;
 		fastpath_fid = InvalidOid;
@@ -270,8 +282,6 @@ memprobe_install_hooks(void)
 	ExecutorStart_hook = memprobe_executor_start;
 	prev_executor_end = ExecutorEnd_hook;
 	ExecutorEnd_hook = memprobe_executor_end;
-	prev_object_access = object_access_hook;
-	object_access_hook = memprobe_object_access;
 	prev_needs_fmgr = needs_fmgr_hook;
 	needs_fmgr_hook = memprobe_needs_fmgr;
 	prev_fmgr = fmgr_hook;

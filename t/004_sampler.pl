@@ -190,20 +190,23 @@ SKIP:
 	my $holder = $node->background_psql('postgres');
 	$holder->query_safe('SELECT pg_advisory_lock(4711)');
 	my $planned = $node->background_psql('postgres', on_error_stop => 0);
+	# the memory taken inside the transaction the statement runs in: what a process keeps
+	# between statements outside a transaction is not its next statement's to be cancelled for
+	$planned->query_safe('BEGIN');
 	$planned->query_safe(
 		q{SELECT length(set_config('memprobe_test.big', repeat('x', 200000000), false))});
 	my $planned_pid = $planned->query_safe('SELECT pg_backend_pid()');
 	# (SET is planned by no planner: it does not pause)
 	$planned->query_safe(
 		q{SET memprobe.test_pause_at = 'guard-planner'; SET memprobe.test_pause_lock = 4711});
-	# the limit on once the memory is there (and not idle in a transaction: nothing to cancel)
+	# the limit on once the memory is there
 	$node->append_conf('postgresql.conf', "memprobe.backend_memory_limit = '150MB'\n");
 	$node->reload;
 	$planned->{stderr} = '';
 	$planned->query_until(qr/started/, "\\echo started\nSELECT 42;\n");
 	ok( $node->poll_query_until(
 			'postgres',
-			"SELECT state = 'idle' FROM pg_stat_activity WHERE pid = $planned_pid"),
+			"SELECT state = 'idle in transaction (aborted)' FROM pg_stat_activity WHERE pid = $planned_pid"),
 		'a statement held in the planner over the limit is cancelled');
 	$planned->query('SELECT 1');
 	like($planned->{stderr},
@@ -214,12 +217,24 @@ SKIP:
 	# block's: the block catches out_of_memory, which core's cancel (57014) is not.  The
 	# handler's SET (planned by no planner) lets its RAISE be planned without the pause.
 	$planned->{stderr} = '';
+	$planned->query_safe('ROLLBACK');	# the pause settings and the value go with it
+	$node->append_conf('postgresql.conf', "memprobe.backend_memory_limit = 0\n");
+	$node->reload;
+	usleep(3 * $interval_ms * 1000);
+	$planned->query_safe('BEGIN');
+	$planned->query_safe(
+		q{SELECT length(set_config('memprobe_test.big', repeat('x', 200000000), false))});
+	$planned->query_safe(
+		q{SET memprobe.test_pause_at = 'guard-planner'; SET memprobe.test_pause_lock = 4711});
+	$node->append_conf('postgresql.conf', "memprobe.backend_memory_limit = '150MB'\n");
+	$node->reload;
+	$planned->{stderr} = '';
 	$planned->query_until(qr/started/,
 		"\\echo started\nDO \$\$ BEGIN PERFORM 42; EXCEPTION WHEN out_of_memory THEN SET memprobe.test_pause_at = ''; RAISE NOTICE 'caught: %', SQLERRM; END \$\$;\n"
 	);
 	ok( $node->poll_query_until(
 			'postgres',
-			"SELECT state = 'idle' FROM pg_stat_activity WHERE pid = $planned_pid"),
+			"SELECT state = 'idle in transaction' FROM pg_stat_activity WHERE pid = $planned_pid"),
 		'a statement held in the planner inside a PL/pgSQL block is cancelled');
 	$planned->query('SELECT 1');
 	like($planned->{stderr},

@@ -11,12 +11,18 @@
 #     directly): cancelled, capped, failed with 53200;
 #   - a runaway after SAVEPOINT: capped, failed, and the session's soft data size limit is lifted
 #     while it sits idle in the aborted transaction (read from /proc/PID/limits);
+#   - a cap that cannot help (1.5GB mapped, untouched, by a process in a 1GB cgroup): its LOG
+#     line says so;
 #   - another session's pg_cancel_backend() after a guard cancel caught earlier in the same string
 #     reaches the client as core's 57014, not as the guard's 53200;
+#   - a session keeping 150MB between statements: its small statement is not cancelled for it (the
+#     log names it), one that adds a quarter of backend_memory_limit is;
 #   - memprobe.backend_memory_limit = 1MB in postgresql.conf before the server starts, with
-#     pgbench -S running from the first sample on: one WARNING, no cancel, pgbench completes.
-# Each: no OOM kill, no process killed, no restart (the server log has no "terminated by signal 9"
-# and no "all server processes terminated").
+#     pgbench -S running from the first sample on: one WARNING, no cancel, pgbench completes;
+#   - a fast-path call killed (SIGKILL, as the OOM killer sends): the crash report names its
+#     function, not the query before it.
+# Each (but the last): no OOM kill, no process killed, no restart (the server log has no
+# "terminated by signal 9" and no "all server processes terminated").
 #
 # Works with the PostgreSQL::Test modules of 15, 17 and 18.
 #
@@ -58,6 +64,9 @@ CREATE EXTENSION memprobe;
 -- holds them for hold_ms, checking every 10ms (src/testing/runaway.c)
 CREATE FUNCTION grow(mb int, step_mb int, pause_ms int, hold_ms int) RETURNS int
   AS '$libdir/memprobe', 'memprobe_test_grow' LANGUAGE C STRICT;
+-- mb megabytes mapped but never touched, kept for the session (src/testing/runaway.c)
+CREATE FUNCTION reserve(mb int) RETURNS int
+  AS '$libdir/memprobe', 'memprobe_test_reserve' LANGUAGE C STRICT;
 -- a procedure that commits, then runs away: its CALL is still the statement running
 CREATE PROCEDURE commit_then_grow() LANGUAGE plpgsql AS $$
 BEGIN
@@ -292,6 +301,23 @@ my $grow_oid = $node->safe_psql('postgres', q{SELECT 'grow'::regproc::oid});
 	like($out, qr/^300$/m, 'runaway after SAVEPOINT: after ROLLBACK TO, its next statement takes 300MB');
 }
 
+# --- a cap that cannot help: the process has mapped (1.5GB reserved, untouched) more than the
+# server can give, so a data size limit above what it has mapped stops nothing; the log says so
+
+{
+	my $out;
+	my ($err, $log) = runaway('a cap that cannot help', sub {
+		my $e;
+		# 5MB every 40ms to 750MB, past the cancel (300MB left) and the cap's grace
+		($e, $out) = psql(undef, '-c', 'SELECT reserve(1500) ; SELECT grow(750, 5, 40, 0)');
+		return $e;
+	});
+	# the runaway mallocs anew, which the cap stops; touching the reserved memory it would not
+	like($err, qr/ERROR:  53200: /, 'a cap that cannot help: the statement fails with 53200');
+	like($log, qr/DETAIL:  The limit cannot help: it leaves the process room for \d+(\.\d)? (MB|GB) more than it holds, and the server can give only \d+ MB\./,
+		'a cap that cannot help: its LOG line says so');
+}
+
 # --- 5. a user's cancel after a guard cancel caught earlier in the same string
 
 # the runaways' sessions gone (a PL's allocator keeps what it had until its process exits)
@@ -383,6 +409,27 @@ enter_cgroup($node);
 	is(scalar @warnings, 1, '1MB limit before start: one WARNING');
 	unlike($log, qr/holds .* more than memprobe.backend_memory_limit .* (checkpointer|walwriter|background writer|launcher)/,
 		'1MB limit before start: nothing logged about processes the setting does not apply to');
+}
+
+# --- a fast-path call is named in the crash report by its function, not by the query before it
+
+$node->append_conf('postgresql.conf', "memprobe.backend_memory_limit = 0\nrestart_after_crash = on\n");
+$node->reload;
+{
+	my ($sock, $pid) = pg_connect();
+	$node->safe_psql('postgres', 'SELECT 1');	# a query before it, in another session
+	# 200MB held for 10s: the call does not return before the kill
+	my $body = pack('Nnnn', $grow_oid, 1, 0, 4) . join('', map { pack('N', length $_) . $_ } '200', '200', '0', '10000') . pack('n', 0);
+	print $sock 'F' . pack('N', 4 + length $body) . $body;
+	# the crash file is written at most once a second
+	usleep(2_500_000);
+	my $log_offset = -s $node->logfile;
+	kill 'KILL', $pid;
+	$node->wait_for_log(qr/memprobe: at the last samples before the server restarted/, $log_offset);
+	my $log = slurp_file($node->logfile, $log_offset);
+	like($log, qr/memprobe: at the last samples before the server restarted, the process that held the most was $pid \(client backend\), holding \d+ MB of private memory at [^,]+, running query id 0: fastpath function call: public\.grow \(OID $grow_oid\)/,
+		'a fast-path call killed: the crash report names its function');
+	close $sock;
 }
 
 $node->stop;

@@ -910,6 +910,27 @@ largest_holder(const GuardCandidate *candidates, int n)
 }
 
 /*
+ * When the process holding the most keeps its memory between statements
+ * (held_between), the running client statement that added the most, if it
+ * added a quarter of min_available_memory: what a cancel can free.
+ */
+static const GuardCandidate *
+largest_added(const GuardCandidate *candidates, int n, int64 min_avail)
+{
+	const GuardCandidate *best = NULL;
+
+	for (int i = 0; i < n; i++)
+	{
+		const GuardCandidate *c = &candidates[i];
+
+		if (can_cancel(c) && c->leader_pid == 0 && added_bytes(c) >= min_avail / MIN_AVAILABLE_SHARE &&
+			(best == NULL || added_bytes(c) > added_bytes(best)))
+			best = c;
+	}
+	return best;
+}
+
+/*
  * Did the process that held the most at the previous sample, enough for
  * min_available_memory to cancel it, vanish (or become a zombie) since?
  */
@@ -990,7 +1011,8 @@ guard_min_available(GuardCandidate *candidates, int n, int64 avail, int64 min_av
 		}
 		return;
 	}
-	if (held_between(holder, min_avail, "memprobe.min_available_memory"))
+	if (held_between(holder, min_avail, "memprobe.min_available_memory") &&
+		(holder = largest_added(candidates, n, min_avail)) == NULL)
 		return;
 	cancel_statement(holder, GUARD_MIN_AVAILABLE, avail, min_avail);
 	pending_pid = holder->pid;
@@ -1196,31 +1218,17 @@ forget_states(GuardCandidate *candidates, int n)
  * one that arrives after it has read the message is not).  It was still
  * meant for this query: any statement from the query's first on is.
  */
-static uint64 top_level_query_started = 0;
+uint64		guard_query_first_stmt = 0;
 
 /*
- * The subtransaction the query started in: a query that fails never reaches
- * ExecutorEnd, and a start left behind would make a later statement's cancel
- * by someone else (pg_cancel_backend) look like the guard's for an earlier
- * one; so the abort of the (sub)transaction it started in forgets it too.  A
- * PL/pgSQL exception block inside the query aborts a subtransaction of its
- * own, which does not.
+ * The transaction nesting level the query started at: a query that fails
+ * never reaches ExecutorEnd, and a start left behind would make a later
+ * statement's cancel by someone else (pg_cancel_backend) look like the
+ * guard's for an earlier one; so the abort of the (sub)transaction it
+ * started in forgets it too.  A PL/pgSQL exception block inside the query
+ * aborts a subtransaction a level deeper, which does not.
  */
-static SubTransactionId top_level_query_subxid = InvalidSubTransactionId;
-
-void
-guard_top_level_query_started(void)
-{
-	top_level_query_started = statement_my_began;
-	top_level_query_subxid = GetCurrentSubTransactionId();
-}
-
-void
-guard_top_level_query_ended(void)
-{
-	top_level_query_started = 0;
-	top_level_query_subxid = InvalidSubTransactionId;
-}
+int			guard_query_level = 0;
 
 /*
  * Subtransactions open, GetCurrentTransactionNestLevel() - 1 (guard.h), kept
@@ -1235,9 +1243,10 @@ int			guard_subxacts_open = 0;
 
 /* A subtransaction event (memprobe's subtransaction callback, hooks.c). */
 void
-guard_subxact_event(SubXactEvent event, SubTransactionId mySubid)
+guard_subxact_event(SubXactEvent event)
 {
-	if (event == SUBXACT_EVENT_ABORT_SUB && mySubid == top_level_query_subxid)
+	if (event == SUBXACT_EVENT_ABORT_SUB && guard_query_first_stmt != 0 &&
+		GetCurrentTransactionNestLevel() <= guard_query_level)
 		guard_top_level_query_ended();
 	if (event == SUBXACT_EVENT_START_SUB)
 		guard_subxacts_open = GetCurrentTransactionNestLevel() - 1;
@@ -1303,7 +1312,7 @@ cancel_is_guards(GuardSlot *copy)
 		copy->stmt > statement_my_began)
 		return false;
 	return copy->stmt == statement_my_began ||
-		(top_level_query_started != 0 && copy->stmt >= top_level_query_started) ||
+		(guard_query_first_stmt != 0 && copy->stmt >= guard_query_first_stmt) ||
 		(copy->stmt != taken_stmt &&
 		 !TimestampDifferenceExceeds(copy->sent_at, GetCurrentTimestamp(), LATE_CANCEL_MS));
 }

@@ -116,23 +116,34 @@ extern void guard_warn_if_sampling_off(void);
  * messages is one query over several statements (statement_id.h); the
  * guard's cancel of one of them is still meant for the query.
  */
-extern void guard_top_level_query_started(void);
-extern void guard_top_level_query_ended(void);
+extern uint64 guard_query_first_stmt;
+extern int	guard_query_level;
+
+static inline void
+guard_top_level_query_started(uint64 stmt)
+{
+	guard_query_first_stmt = stmt;
+	guard_query_level = guard_subxacts_open + 1;	/* GetCurrentTransactionNestLevel() */
+}
+
+static inline void
+guard_top_level_query_ended(void)
+{
+	guard_query_first_stmt = 0;
+}
 
 /*
- * A transaction event (memprobe's transaction callback, hooks.c): an abort
- * ends the query that failed; no subtransaction is open at any event
- * (pre-commit too).
+ * A transaction event (memprobe's transaction callback, hooks.c, which
+ * also ends the top-level query at an abort): no subtransaction is open at
+ * any event (pre-commit too).
  */
 static inline void
-guard_xact_event(XactEvent event)
+guard_xact_event(void)
 {
-	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
-		guard_top_level_query_ended();
 	guard_subxacts_open = 0;
 }
 
 /* A subtransaction event (memprobe's subtransaction callback, hooks.c). */
-extern void guard_subxact_event(SubXactEvent event, SubTransactionId mySubid);
+extern void guard_subxact_event(SubXactEvent event);
 
 #endif							/* MEMPROBE_GUARD_H */

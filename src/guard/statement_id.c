@@ -14,12 +14,14 @@
  * number): "began" is the identity of the last statement it began, "ended"
  * of the last it ended; a statement runs while they differ.  The process
  * begins one at the first of its hooks that sees it at the top level (the
- * parse analysis of each statement of a string, the planning of a Bind,
- * ExecutorStart, each ExecutorRun of an Execute message, ProcessUtility,
- * the execute check of a fast-path call's function) and ends it where the
- * top-level execution ends (ExecutorRun, ExecutorEnd, ProcessUtility, the
- * fast-path function's return), or at the abort of the transaction or of
- * the subtransaction it began in.
+ * planning of each statement of a string or of a Bind, ExecutorStart, each
+ * ExecutorRun of an Execute message, ProcessUtility, the lookup of a
+ * fast-path call's function) and ends it where the top-level execution
+ * ends (ExecutorRun, ExecutorEnd, ProcessUtility, the fast-path function's
+ * return), or at the abort of the transaction or of the subtransaction it
+ * began in.  Not at parse analysis: the statement has taken little yet (its
+ * text and raw parse tree are its message's), and a begin there too costs
+ * every statement more than the planner's (bench/RESULTS.md).
  *
  * Why two identities never collide: only the process in a PGPROC writes its
  * slot, and it numbers on from what the slot holds when it starts (a later
@@ -41,6 +43,7 @@
 #include "utils/lsyscache.h"
 
 #include "guard/data_cap.h"
+#include "guard/guard.h"
 #include "guard/statement_id.h"
 #include "shared/changecount.h"
 #include "shared/compat.h"
@@ -73,8 +76,12 @@ uint64		statement_my_ended = 0;
 /* this process's slot once found (its PGPROC number is its own for life) */
 static StatementSlot *my_slot = NULL;
 
+/* the slot's "began" and "ended" (statement_id.h's inline begin and end write them) */
+pg_atomic_uint64 *statement_my_began_slot = NULL;
+pg_atomic_uint64 *statement_my_ended_slot = NULL;
+
 /* the transaction nesting level the running statement began at */
-static int	began_at_level = 0;
+int			statement_began_at_level = 0;
 
 Size
 statement_id_shmem_size(void)
@@ -136,6 +143,12 @@ find_my_slot(void)
 	pg_atomic_write_u64(&my_slot->ended, last);
 	pg_atomic_write_u64(&my_slot->began, last);
 	data_cap_find_my_slot();
+	/* the inline begin and end from now on (they read the capped flag too) */
+	if (data_cap_my_capped != NULL)
+	{
+		statement_my_began_slot = &my_slot->began;
+		statement_my_ended_slot = &my_slot->ended;
+	}
 	return true;
 }
 
@@ -146,7 +159,7 @@ statement_begin_slow(void)
 		return;
 	statement_my_began = statement_my_ended + 1;
 	pg_atomic_write_u64(&my_slot->began, statement_my_began);
-	began_at_level = GetCurrentTransactionNestLevel();
+	statement_began_at_level = guard_subxacts_open + 1;	/* GetCurrentTransactionNestLevel() */
 }
 
 void
@@ -154,20 +167,15 @@ statement_end_slow(void)
 {
 	if (!find_my_slot())
 		return;
-
-	/*
-	 * Written, then the capped flag read, with a full barrier between: the
-	 * sampler sets the flag, then reads "ended" (data_cap.c).  A statement
-	 * ends here at least twice (its ExecutorRun, then its ExecutorEnd): the
-	 * store and the barrier once.
-	 */
+	/* as statement_end() does inline (statement_id.h), before the slot was known */
 	if (statement_my_ended != statement_my_began)
 	{
 		statement_my_ended = statement_my_began;
 		pg_atomic_write_u64(&my_slot->ended, statement_my_ended);
 		pg_memory_barrier();
 	}
-	data_cap_lift_own();
+	if (data_cap_my_capped != NULL && pg_atomic_read_u32(data_cap_my_capped) != 0)
+		data_cap_lift_own();
 }
 
 void
@@ -190,16 +198,16 @@ statement_begin_fastpath(Oid fid)
 }
 
 void
-statement_xact_event(XactEvent event, bool nested_running)
+statement_abort(bool nested_running)
 {
 	/*
-	 * An abort ends the statement that failed, wherever it failed; a commit
-	 * ends one with no end of its own (a fast-path call of a built-in
-	 * function).  Neither ends a CALL whose procedure commits or rolls back
-	 * a level down (nested_running).
+	 * An abort ends the statement that failed, wherever it failed; not a
+	 * CALL whose procedure rolls back a level down (nested_running).  A
+	 * commit needs nothing: every statement that begins ends by a hook of
+	 * its own, and one that never runs (a Bind planned, never executed) is
+	 * idle, which the guard neither cancels nor caps.
 	 */
-	if ((event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT ||
-		 event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT) && !nested_running)
+	if (!nested_running)
 		statement_end();
 }
 
@@ -212,8 +220,8 @@ statement_subxact_event(SubXactEvent event)
 	 * aborted transaction next.  One a level deeper (a PL/pgSQL exception
 	 * block inside the statement) does not.
 	 */
-	if (event == SUBXACT_EVENT_ABORT_SUB && statement_my_began != statement_my_ended &&
-		GetCurrentTransactionNestLevel() <= began_at_level)
+	if (event == SUBXACT_EVENT_ABORT_SUB && statement_running() &&
+		GetCurrentTransactionNestLevel() <= statement_began_at_level)
 		statement_end();
 }
 

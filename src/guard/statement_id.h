@@ -16,6 +16,7 @@
 #include "port/atomics.h"
 
 #include "guard/data_cap.h"
+#include "guard/guard.h"
 
 extern void statement_id_install_hooks(void);
 extern Size statement_id_shmem_size(void);
@@ -27,20 +28,44 @@ extern Size statement_id_shmem_size(void);
 extern uint64 statement_my_began;
 extern uint64 statement_my_ended;
 
+/*
+ * This process's slot's "began" and "ended", once found with its data cap
+ * flag (statement_id.c); NULL before (or without memprobe's shared memory).
+ */
+extern pg_atomic_uint64 *statement_my_began_slot;
+extern pg_atomic_uint64 *statement_my_ended_slot;
+extern int	statement_began_at_level;
+
 extern void statement_begin_slow(void);
 extern void statement_end_slow(void);
 
+/* Does a top-level statement run (begun, not ended)? */
+static inline bool
+statement_running(void)
+{
+	return statement_my_began != statement_my_ended;
+}
+
 /*
  * A top-level statement begins (or goes on): a client's statement at its
- * parse analysis, planning, ExecutorStart or ExecutorRun, utility statement,
- * each Execute message of a portal, a fast-path call.  A new identity
+ * planning, ExecutorStart or ExecutorRun, utility statement, each Execute
+ * message of a portal, a fast-path call.  A new identity
  * unless one is running already (the same statement's next phase).
  */
 static inline void
 statement_begin(void)
 {
 	if (unlikely(statement_my_began == statement_my_ended))
-		statement_begin_slow();
+	{
+		if (unlikely(statement_my_began_slot == NULL))
+		{
+			statement_begin_slow();
+			return;
+		}
+		statement_my_began = statement_my_ended + 1;
+		pg_atomic_write_u64(statement_my_began_slot, statement_my_began);
+		statement_began_at_level = guard_subxacts_open + 1;	/* GetCurrentTransactionNestLevel() */
+	}
 }
 
 /*
@@ -52,10 +77,25 @@ statement_begin(void)
 static inline void
 statement_end(void)
 {
-	if (likely(statement_my_began == statement_my_ended && data_cap_my_capped != NULL &&
-			   pg_atomic_read_u32(data_cap_my_capped) == 0))
+	if (unlikely(statement_my_began_slot == NULL))
+	{
+		statement_end_slow();
 		return;
-	statement_end_slow();
+	}
+	/*
+	 * Written, then the capped flag read, with a full barrier between: the
+	 * sampler sets the flag, then reads "ended" (data_cap.c).  A statement
+	 * ends here at least twice (its ExecutorRun, then its ExecutorEnd): the
+	 * store and the barrier once.
+	 */
+	if (statement_my_ended != statement_my_began)
+	{
+		statement_my_ended = statement_my_began;
+		pg_atomic_write_u64(statement_my_ended_slot, statement_my_ended);
+		pg_memory_barrier();
+	}
+	if (unlikely(pg_atomic_read_u32(data_cap_my_capped) != 0))
+		data_cap_lift_own();
 }
 
 /*
@@ -64,8 +104,11 @@ statement_end(void)
  */
 extern void statement_begin_fastpath(Oid fid);
 
-/* Transaction events (memprobe's callbacks, hooks.c). */
-extern void statement_xact_event(XactEvent event, bool nested_running);
+/*
+ * A transaction's abort, unless nested_running (a procedure's ROLLBACK a
+ * level down), and a subtransaction event (memprobe's callbacks, hooks.c).
+ */
+extern void statement_abort(bool nested_running);
 extern void statement_subxact_event(SubXactEvent event);
 
 /*

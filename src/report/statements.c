@@ -1079,9 +1079,6 @@ statements_post_parse_analyze(ParseState *pstate, Query *query, JumbleState *jst
 {
 	uint32		generation;
 
-	/* each statement of a query string, each Parse message */
-	if (nesting_level == 0)
-		statement_begin();
 	if (prev_post_parse_analyze)
 		prev_post_parse_analyze(pstate, query, jstate);
 	/*
@@ -1105,8 +1102,13 @@ statements_post_parse_analyze(ParseState *pstate, Query *query, JumbleState *jst
 void
 statements_executor_started(QueryDesc *queryDesc, int eflags)
 {
-	if (nesting_level == 0 && (eflags & EXEC_FLAG_EXPLAIN_ONLY) == 0)
-		guard_top_level_query_started();
+	if (nesting_level == 0)
+	{
+		/* a cached plan's Execute: its statement begins here, if not at its parse or plan */
+		statement_begin();
+		if ((eflags & EXEC_FLAG_EXPLAIN_ONLY) == 0)
+			guard_top_level_query_started(statement_my_began);
+	}
 	if (TRACKED(nesting_level) &&
 		queryDesc->plannedstmt->queryId != UINT64CONST(0) &&
 		(eflags & EXEC_FLAG_EXPLAIN_ONLY) == 0)

@@ -2,8 +2,9 @@
  *
  * runaway.c
  *	  memprobe_test_grow(): a statement that grows without ever checking for
- *	  interrupts, then holds its memory, for the memory guard's tests (test
- *	  builds only).
+ *	  interrupts, then holds its memory, and memprobe_test_reserve(), memory
+ *	  mapped but never touched, for the memory guard's tests (test builds
+ *	  only).
  *
  * memprobe_test_grow(mb, step_mb, pause_ms, hold_ms) mallocs and touches
  * step_mb megabytes at a time, pausing pause_ms between steps with pg_usleep
@@ -84,4 +85,33 @@ memprobe_test_grow(PG_FUNCTION_ARGS)
 				errmsg("out of memory"),
 				errdetail("Failed on request of size %zu after %d MB.", step, held * step_mb));
 	PG_RETURN_INT32(held * step_mb);
+}
+
+/*
+ * memprobe_test_reserve(mb) mallocs mb megabytes and never touches them:
+ * mapped (VmData, what RLIMIT_DATA counts) but not resident, as a reserved
+ * result buffer is.  Kept for the rest of the session (the previous
+ * reservation freed); 0 frees it.  Returns mb.
+ */
+static void *reserved = NULL;
+
+PG_FUNCTION_INFO_V1(memprobe_test_reserve);
+
+Datum
+memprobe_test_reserve(PG_FUNCTION_ARGS)
+{
+	int32		mb = PG_GETARG_INT32(0);
+
+	if (mb < 0)
+		ereport(ERROR,
+				errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				errmsg("memprobe_test_reserve needs mb >= 0"));
+	free(reserved);
+	reserved = NULL;
+	if (mb > 0 && (reserved = malloc((Size) mb * 1024 * 1024)) == NULL)
+		ereport(ERROR,
+				errcode(ERRCODE_OUT_OF_MEMORY),
+				errmsg("out of memory"),
+				errdetail("Failed on request of size %zu.", (Size) mb * 1024 * 1024));
+	PG_RETURN_INT32(mb);
 }
