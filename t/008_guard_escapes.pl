@@ -228,6 +228,7 @@ sub pg_read
 	while (length($head) < 5)
 	{
 		my $got = sysread($sock, $head, 5 - length($head), length($head));
+		next if !defined $got && $!{EINTR};	# pgbench beside it ended: SIGCHLD
 		return () unless $got;
 	}
 	my ($type, $len) = unpack('aN', $head);
@@ -235,6 +236,7 @@ sub pg_read
 	while (length($body) < $len - 4)
 	{
 		my $got = sysread($sock, $body, $len - 4 - length($body), length($body));
+		next if !defined $got && $!{EINTR};
 		return () unless $got;
 	}
 	return ($type, $body);
@@ -316,6 +318,47 @@ my $grow_oid = $node->safe_psql('postgres', q{SELECT 'grow'::regproc::oid});
 	like($err, qr/ERROR:  53200: /, 'a cap that cannot help: the statement fails with 53200');
 	like($log, qr/DETAIL:  The limit cannot help: it leaves the process room for \d+(\.\d)? (MB|GB) more than it holds, and the server can give only \d+ MB\./,
 		'a cap that cannot help: its LOG line says so');
+}
+
+# --- the race: the statement ends just as the sampler lowers its limit (the sampler held 2s
+# between marking the process capped and lowering the limit, memprobe.test_cap_delay, test
+# builds only): the limit is lifted again, and the session is never left capped
+
+SKIP:
+{
+	skip 'a production build has no test delays', 4
+	  unless $node->safe_psql('postgres',
+		"SELECT count(*) FROM pg_settings WHERE name = 'memprobe.test_cap_delay'") eq '1';
+	$node->append_conf('postgresql.conf',
+		"memprobe.min_available_memory = 0\nmemprobe.backend_memory_limit = 200MB\nmemprobe.test_cap_delay = 2000\n");
+	$node->reload;
+	usleep(300_000);
+	my ($in, $out, $err) = ('', '', '');
+	my $h;
+	my ($e, $log) = runaway('the cap races the statement\'s end', sub {
+		$h = IPC::Run::start(
+			[ 'psql', '-XAtq', '-v', 'VERBOSITY=verbose', '-d', $node->connstr('postgres') ],
+			'<', \$in, '>', \$out, '2>', \$err, IPC::Run::timeout($PostgreSQL::Test::Utils::timeout_default));
+		# grows past the cancel (at 200MB) for ~200ms without taking it, past the cap's grace, then
+		# takes it at once, while the sampler waits to lower the limit
+		$in .= "SELECT pg_backend_pid();\nSELECT grow(300, 10, 20, 5000);\n\\echo done\n";
+		$h->pump until $out =~ /done/;
+		# the sampler's delay over, the session idle
+		usleep(2_500_000);
+		return $err;
+	});
+	my ($pid) = $out =~ /^(\d+)/;
+	like($e, qr/ERROR:  53200: canceling statement because backend memory \d+ MB exceeded memprobe.backend_memory_limit \(200 MB\)/,
+		'the cap races the statement\'s end: the statement takes the cancel');
+	like($log, qr/memprobe: the statement of process $pid ended as its data size limit was lowered; the limit is lifted again/,
+		'the cap races the statement\'s end: the sampler saw it end and lifted the limit');
+	like(slurp_file("/proc/$pid/limits"), qr/Max data size\s+unlimited/,
+		'the cap races the statement\'s end: the idle session has no limit');
+	$in .= "SELECT grow(150, 50, 0, 0);\n\\q\n";
+	$h->finish;
+	like($out, qr/^150$/m, 'the cap races the statement\'s end: its next statement takes 150MB');
+	$node->append_conf('postgresql.conf', "memprobe.test_cap_delay = 0\n");
+	$node->reload;
 }
 
 # --- 5. a user's cancel after a guard cancel caught earlier in the same string

@@ -52,6 +52,7 @@
 #include "guard/data_cap.h"
 #include "guard/statement_id.h"
 #include "shared/compat.h"
+#include "shared/injection.h"
 
 /* memprobe.cap_after_cancel */
 static bool cap_after_cancel = true;
@@ -172,6 +173,7 @@ data_cap_process(int pid, int procno, uint64 stmt, int64 *cap_bytes, int64 *old_
 		pg_atomic_write_u32(&slot->capped, 0);
 		return false;
 	}
+	MEMPROBE_INJECTION_CAP_DELAY();
 	if (prlimit(pid, RLIMIT_DATA, &cap, NULL) != 0)
 	{
 		ereport(LOG,
@@ -188,6 +190,9 @@ data_cap_process(int pid, int procno, uint64 stmt, int64 *cap_bytes, int64 *old_
 		 */
 		(void) pg_atomic_exchange_u32(&slot->capped, 0);
 		(void) prlimit(pid, RLIMIT_DATA, &old, NULL);
+		ereport(LOG,
+				errmsg("memprobe: the statement of process %d ended as its data size limit was lowered; the limit is lifted again",
+					   pid));
 		return false;
 	}
 	*cap_bytes = (int64) cap.rlim_cur;

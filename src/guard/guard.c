@@ -1056,25 +1056,29 @@ min_available_possible(int64 min_avail, int64 total, AvailableSource source)
  * variable or what a PL's allocator kept, does not turn a limit others pass
  * into one found impossible).  Until then it is judged again at every
  * sample.  While no client backend is idle (a server started with the limit
- * in postgresql.conf, its clients all busy), it is judged against the
- * sampler's own memory: a process of this server that is no larger than a
- * fresh backend (measured on 15: the sampler 2.5 MB, a backend after its
- * first statement 2.8-3 MB).  Below that it is impossible for now: the
- * WARNING once per value, and no cancel.  An idle backend holding more than
- * FRESH_BACKEND_SHARE times the sampler's memory is no fresh backend (the
- * only idle one may be a session keeping a large setting): then the
- * sampler's memory is the judge, and such sessions' statements are not
- * cancelled for what they keep anyway (held_between).
+ * in postgresql.conf, its clients all busy), it is judged against what a
+ * fresh backend holds, FRESH_BACKEND_BYTES, or the smallest client backend
+ * if that holds less: below that it is impossible for now, the WARNING once
+ * per value, and no cancel.  An idle backend holding more than
+ * FRESH_BACKEND_SHARE times that is no fresh backend (the only idle one may
+ * be a session keeping a large setting): the same judge then, and such
+ * sessions' statements are not cancelled for what they keep anyway
+ * (held_between).
+ *
+ * FRESH_BACKEND_BYTES: a client backend after its first statement holds
+ * 2.8-3 MB on 15.20 and 2 MB on 18 (cassert builds; pgbench -S backends
+ * sampled), so 2 MB.  Not the sampler's own memory: a fork of the
+ * postmaster that has touched little, it held under 1 MB on 18.
  */
+#define FRESH_BACKEND_BYTES (INT64CONST(2) * 1024 * 1024)
 #define FRESH_BACKEND_SHARE 4
 
 static bool
 backend_limit_possible(const GuardCandidate *candidates, int n, int64 limit)
 {
 	const GuardCandidate *idle = NULL;
+	const GuardCandidate *least = NULL;
 	int64		judge_bytes;
-	int			judge_pid;
-	int64		own;
 
 	if (limit == judged_backend_limit)
 		return true;
@@ -1082,23 +1086,22 @@ backend_limit_possible(const GuardCandidate *candidates, int n, int64 limit)
 	{
 		const GuardCandidate *c = &candidates[i];
 
-		if (c->backend_type == B_BACKEND && c->state == STATE_IDLE &&
-			(idle == NULL || c->private_bytes < idle->private_bytes))
+		if (c->backend_type != B_BACKEND || c->private_bytes <= 0)
+			continue;
+		if (c->state == STATE_IDLE && (idle == NULL || c->private_bytes < idle->private_bytes))
 			idle = c;
+		if (least == NULL || c->private_bytes < least->private_bytes)
+			least = c;
 	}
-	own = sampler_own_private_bytes();
-	if (idle != NULL && (own < 0 || idle->private_bytes <= FRESH_BACKEND_SHARE * own))
-	{
-		judge_bytes = idle->private_bytes;
-		judge_pid = idle->pid;
-	}
-	else
-	{
+	if (idle != NULL && idle->private_bytes > FRESH_BACKEND_SHARE * FRESH_BACKEND_BYTES)
 		idle = NULL;
-		judge_bytes = own;
-		judge_pid = MyProcPid;
-	}
-	if (judge_bytes < 0 || limit > judge_bytes)
+	if (idle != NULL)
+		judge_bytes = idle->private_bytes;
+	else if (least != NULL && least->private_bytes < FRESH_BACKEND_BYTES)
+		judge_bytes = least->private_bytes;
+	else
+		judge_bytes = FRESH_BACKEND_BYTES;
+	if (limit > judge_bytes)
 	{
 		if (idle != NULL)
 			judged_backend_limit = limit;	/* for good */
@@ -1112,9 +1115,9 @@ backend_limit_possible(const GuardCandidate *candidates, int n, int64 limit)
 			errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			idle != NULL ?
 			errmsg("memprobe.backend_memory_limit (%s) is below what an idle backend holds (%s, process %d)",
-				   size_text(limit), size_text(judge_bytes), judge_pid) :
-			errmsg("memprobe.backend_memory_limit (%s) is below what a fresh backend holds (%s, as the memprobe sampler, process %d)",
-				   size_text(limit), size_text(judge_bytes), judge_pid),
+				   size_text(limit), size_text(judge_bytes), idle->pid) :
+			errmsg("memprobe.backend_memory_limit (%s) is below what a fresh backend holds (%s)",
+				   size_text(limit), size_text(judge_bytes)),
 			errdetail("Every statement would pass it; the memory guard does not act on memprobe.backend_memory_limit until it is set above that."));
 	return false;
 }

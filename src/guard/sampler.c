@@ -807,12 +807,6 @@ memprobe_sampler_main(Datum main_arg)
  * ------------------------------------------------------------------------
  */
 
-int64
-sampler_own_private_bytes(void)
-{
-	return private_bytes_of(MyProcPid);
-}
-
 bool
 sampler_sampling(void)
 {

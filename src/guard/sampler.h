@@ -27,9 +27,6 @@ extern void sampler_require_preloaded(void);
  */
 extern const char *sampler_backend_type_name(int backend_type, int bgw_type);
 
-/* In the sampler: its own private memory (as it samples others'), or -1. */
-extern int64 sampler_own_private_bytes(void);
-
 /* Is sampling on (memprobe.sample_interval > 0, as this process reads it)? */
 extern bool sampler_sampling(void);
 

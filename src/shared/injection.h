@@ -18,6 +18,9 @@
  * sleep that long (microseconds) at each LOG line it writes, in memprobe's
  * emit_log_hook.  With log_statement, that widens core's own windows, such
  * as the one between reading an Execute message and running the portal.
+ * And a slow cap: memprobe.test_cap_delay makes the sampler sleep that long
+ * (milliseconds) between marking a process capped and lowering its limit
+ * (data_cap.c), so that its statement can end in between.
  *
  * Copyright (c) 2026, The memprobe Developers
  *
@@ -30,12 +33,15 @@
 /* src/testing/injection.c, compiled only into test builds */
 extern void memprobe_injection_point(const char *name);
 extern void memprobe_injection_log_delay(const ErrorData *edata);
+extern void memprobe_injection_cap_delay(void);
 extern void injection_init(void);
 #define MEMPROBE_INJECTION_POINT(name) memprobe_injection_point(name)
 #define MEMPROBE_INJECTION_LOG_DELAY(edata) memprobe_injection_log_delay(edata)
+#define MEMPROBE_INJECTION_CAP_DELAY() memprobe_injection_cap_delay()
 #else
 #define MEMPROBE_INJECTION_POINT(name) ((void) 0)
 #define MEMPROBE_INJECTION_LOG_DELAY(edata) ((void) 0)
+#define MEMPROBE_INJECTION_CAP_DELAY() ((void) 0)
 static inline void
 injection_init(void)
 {

@@ -56,9 +56,33 @@ memprobe_injection_log_delay(const ErrorData *edata)
 		pg_usleep(log_delay_us);
 }
 
+/* memprobe.test_cap_delay: milliseconds the sampler waits before lowering a limit */
+static int	cap_delay_ms = 0;
+
+/*
+ * memprobe_injection_cap_delay
+ *		Sleep in the sampler between marking a process capped and lowering its
+ *		limit, if the setting asks for it.
+ */
+void
+memprobe_injection_cap_delay(void)
+{
+	if (cap_delay_ms > 0)
+		pg_usleep(cap_delay_ms * 1000L);
+}
+
 void
 injection_init(void)
 {
+	DefineCustomIntVariable("memprobe.test_cap_delay",
+							"Test builds only: milliseconds the sampler waits between marking a process capped and lowering its limit.",
+							NULL,
+							&cap_delay_ms,
+							0,
+							0, 10000,
+							PGC_SUSET,
+							GUC_UNIT_MS,
+							NULL, NULL, NULL);
 	DefineCustomIntVariable("memprobe.test_log_delay",
 							"Test builds only: microseconds a client backend sleeps at each LOG line it writes.",
 							NULL,
