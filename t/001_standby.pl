@@ -19,6 +19,7 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use Time::HiRes qw(usleep);
 
 my $primary = PostgreSQL::Test::Cluster->new('primary');
 $primary->init(allows_streaming => 1);
@@ -275,33 +276,50 @@ ok( $standby->poll_query_until(
 		"SELECT count(*) = 0 FROM pg_stat_activity WHERE pid = $victim_pid AND wait_event = 'advisory'"),
 	'conflict: the query no longer waits');
 
-# the next statement in that session sees the error, and the session still works
-my $after = $victim->query('SELECT count(*) FROM memprobe_contexts');
-like($victim->{stderr}, qr/canceling statement due to conflict with recovery/,
-	'conflict: the query got the recovery conflict error');
-like($victim->{stderr}, qr/contexts while scanning: (\d+) \(memprobe's WindowAgg store: (\d+)\)/,
-	'conflict: the query was in wait_here()');
-my ($during, $memprobe_during) =
-  $victim->{stderr} =~ /contexts while scanning: (\d+) \(memprobe's WindowAgg store: (\d+)\)/;
-$victim->{stderr} = '';
-note "contexts after: " . $victim->query_safe($contexts_query);
+# the standby cancelled it; the next statement in that session sees the error, and the session
+# still works
 ok($standby->log_contains(qr/canceling statement due to conflict with recovery/, $log_offset),
 	'conflict: the standby logged the cancellation');
-cmp_ok($during, '>', $before, "conflict: the query held more contexts ($during) than before ($before)");
-cmp_ok($memprobe_during, '>', 0, 'conflict: memprobe\'s WindowAgg store context existed')
-  if $pre18;
-is($after, $before, 'conflict: the session holds as many contexts as before the query');
-is( $victim->query_safe(
-		"SELECT count(*) FROM memprobe_contexts WHERE name = 'memprobe WindowAgg tuples'"),
-	'0',
-	'conflict: no WindowAgg store context left in the session');
-is( $victim->query_safe('SELECT count(*) FROM big WHERE id > 60000'),
-	'0', 'conflict: the session still works and sees the vacuumed table');
+# Core may end the session instead, a moment after the cancel ("terminating connection due to
+# conflict with recovery"): when the startup process, still waiting for the buffer pin, signals
+# the conflict again while the session is aborting the query, the signal leaves a cancel pending
+# that core turns into FATAL once the session is idle.  A race of core's (seen once in CI, on
+# 15-cassert), not memprobe's: the checks that need the same session are then left out.
+usleep(300_000);
+my $terminated = $standby->log_contains(
+	qr/\[$victim_pid\] .*FATAL:  terminating connection due to conflict with recovery/, $log_offset);
+SKIP:
+{
+	skip 'core ended the session after the cancel (a second conflict signal while it aborted)',
+	  $pre18 ? 7 : 6
+	  if $terminated;
+	my $after = $victim->query('SELECT count(*) FROM memprobe_contexts');
+	like($victim->{stderr}, qr/canceling statement due to conflict with recovery/,
+		'conflict: the query got the recovery conflict error');
+	like($victim->{stderr}, qr/contexts while scanning: (\d+) \(memprobe's WindowAgg store: (\d+)\)/,
+		'conflict: the query was in wait_here()');
+	my ($during, $memprobe_during) =
+	  $victim->{stderr} =~ /contexts while scanning: (\d+) \(memprobe's WindowAgg store: (\d+)\)/;
+	$victim->{stderr} = '';
+	note "contexts after: " . $victim->query_safe($contexts_query);
+	cmp_ok($during, '>', $before, "conflict: the query held more contexts ($during) than before ($before)");
+	cmp_ok($memprobe_during, '>', 0, 'conflict: memprobe\'s WindowAgg store context existed')
+	  if $pre18;
+	is($after, $before, 'conflict: the session holds as many contexts as before the query');
+	is( $victim->query_safe(
+			"SELECT count(*) FROM memprobe_contexts WHERE name = 'memprobe WindowAgg tuples'"),
+		'0',
+		'conflict: no WindowAgg store context left in the session');
+	is( $victim->query_safe('SELECT count(*) FROM big WHERE id > 60000'),
+		'0', 'conflict: the session still works and sees the vacuumed table');
+}
+is( $standby->safe_psql('postgres', 'SELECT count(*) FROM big WHERE id > 60000'),
+	'0', 'conflict: a new standby session sees the vacuumed table');
 is( rows_of('SET memprobe.enable_streamscan = on', 'SELECT id, k, pad FROM big'),
 	rows_of('SET memprobe.enable_streamscan = off', 'SELECT id, k, pad FROM big'),
 	'after the vacuum: StreamScan returns core\'s rows');
 
-$victim->quit;
+$victim->quit unless $terminated;
 $other->quit;
 $open->quit;
 

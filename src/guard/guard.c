@@ -433,13 +433,18 @@ static int64 judged_backend_limit = 0;
  * or the available memory's fall), and asks for the
  * next sample after a quarter of that: down to STEP_FLOOR_US, and at the
  * floor while the memory is short, or a cancelled statement still runs (so
- * that its cap follows at once).  With plenty of memory and nothing growing
- * fast the interval stays as set.  The floor: a sample takes ~9us of CPU
+ * that its cap follows at once).  And before anything grows: a runaway
+ * that starts just after a sample is seen only at the next, so the headroom
+ * above min_available_memory must outlast one step at the fastest growth
+ * expected (ASSUMED_GROWTH: an array_agg of 1000-byte texts grew at about
+ * 1GB a second on this machine, README), twice over.  With plenty of memory
+ * and nothing growing fast the interval stays as set.  The floor: a sample takes ~9us of CPU
  * per process (bench/RESULTS.md, "the sampler"), 200 processes ~2ms, so
  * 10ms samples take a fifth of a core, for the seconds a shortage lasts.
  */
 #define STEP_FLOOR_US	10000
 #define STEP_SHARE		4
+#define ASSUMED_GROWTH	1000.0	/* bytes per microsecond: 1GB a second */
 
 static bool is_client(const GuardCandidate *c);
 static bool can_cancel(const GuardCandidate *c);
@@ -528,12 +533,9 @@ plan_next_step(const GuardCandidate *candidates, int n, TimestampTz sampled_at,
 
 		if (avail <= min_avail)
 			t = 0;
-		else if (fastest > 0)
-			t = (avail - min_avail) / fastest / STEP_SHARE;
 		else
-			t = -1;
-		if (t >= 0)
-			step_us = step_us < 0 ? t : Min(step_us, t);
+			t = (avail - min_avail) / Max(fastest * STEP_SHARE, ASSUMED_GROWTH * 2);
+		step_us = step_us < 0 ? t : Min(step_us, t);
 	}
 	if (step_us >= 0)
 		next_step_us = (int64) Max(step_us, 0);
