@@ -54,7 +54,7 @@ BEGIN
   RAISE NOTICE 'not cancelled';
 EXCEPTION WHEN out_of_memory THEN
   RAISE NOTICE 'caught %: %', SQLSTATE,
-    regexp_replace(SQLERRM, 'memory \d+ MB', 'memory N MB');
+    regexp_replace(SQLERRM, 'memory [0-9.]+ MB', 'memory N MB');
 END $$;
 
 -- a parallel query whose worker holds the memory: the worker's statement is cancelled, and with

@@ -210,7 +210,7 @@ SKIP:
 		'a statement held in the planner over the limit is cancelled');
 	$planned->query('SELECT 1');
 	like($planned->{stderr},
-		qr/canceling statement because backend memory \d+ MB exceeded memprobe\.backend_memory_limit \(150 MB\)/,
+		qr/canceling statement because backend memory [\d.]+ MB exceeded memprobe\.backend_memory_limit \(150(?:\.\d+)? MB\)/,
 		'with the guard\'s error');
 	# A client's own statement gets it from the emit_log_hook (its planner runs no handler);
 	# one planned inside a PL/pgSQL block gets it from the planner hook's handler, before the
@@ -238,7 +238,7 @@ SKIP:
 		'a statement held in the planner inside a PL/pgSQL block is cancelled');
 	$planned->query('SELECT 1');
 	like($planned->{stderr},
-		qr/NOTICE:  caught: canceling statement because backend memory \d+ MB exceeded memprobe\.backend_memory_limit/,
+		qr/NOTICE:  caught: canceling statement because backend memory [\d.]+ MB exceeded memprobe\.backend_memory_limit/,
 		'and the block\'s handler for out_of_memory catches the guard\'s error');
 	$planned->quit;
 	$holder->quit;

@@ -149,7 +149,7 @@ note "guard on: the runaway statement ended after $guard->{runaway_seconds} s: $
 is($guard->{runaway_sqlstate}, '53200', 'guard: the runaway statement fails with SQLSTATE 53200');
 like(
 	$guard->{runaway_error},
-	qr/canceling statement because the server's available memory \d+ MB fell below memprobe\.min_available_memory \(300 MB\)/,
+	qr/canceling statement because the server's available memory [\d.]+ MB fell below memprobe\.min_available_memory \(300(?:\.\d+)? MB\)/,
 	'guard: with the guard\'s message');
 ok(!$guard->{killed}, 'guard: no process was terminated by signal 9');
 ok(!$guard->{reinitialized}, 'guard: the postmaster did not reinitialize');

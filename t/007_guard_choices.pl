@@ -195,7 +195,7 @@ unlike($out, qr/ERROR/, 'small statements: and gets no error');
 is(cancels(), $before, 'small statements: nothing is cancelled');
 like(
 	slurp_file($node->logfile, $log_start),
-	qr/memprobe: the server's available memory \d+ MB is below memprobe\.min_available_memory \(\d+ MB\), but the process holding the most, \d+ \([^)]*\), holds only \d+ [kM]B; the guard cancels nothing/,
+	qr/memprobe: the server's available memory [\d.]+ MB is below memprobe\.min_available_memory \([\d.]+ MB\), but the process holding the most, \d+ \([^)]*\), holds only \d+ [kM]B; the guard cancels nothing/,
 	'small statements: the log says why nothing is cancelled');
 my @small = slurp_file($node->logfile, $log_start) =~ /holds only \d+ [kM]B; the guard cancels nothing/g;
 is(scalar(@small), 1, 'small statements: once');
@@ -532,7 +532,7 @@ foreach my $mode ('simple', 'extended', 'prepared')
 	foreach my $round (1 .. 3)
 	{
 		(undef, $out) = pgbench(2, '-M', $mode, '-f', $script);
-		my @g = $out =~ /canceling statement because backend memory \d+ MB exceeded memprobe\.backend_memory_limit/g;
+		my @g = $out =~ /canceling statement because backend memory [\d.]+ MB exceeded memprobe\.backend_memory_limit/g;
 		my @u = $out =~ /canceling statement due to user request/g;
 		$guard_errors += @g;
 		$user_cancels += @u;
@@ -562,7 +562,7 @@ close($fh);
 foreach my $mode ('simple', 'extended', 'prepared')
 {
 	(undef, $out) = pgbench(2, '-M', $mode, '-f', $in_function);
-	$guard_errors += () = $out =~ /canceling statement because backend memory \d+ MB exceeded memprobe\.backend_memory_limit/g;
+	$guard_errors += () = $out =~ /canceling statement because backend memory [\d.]+ MB exceeded memprobe\.backend_memory_limit/g;
 	$user_cancels += () = $out =~ /canceling statement due to user request/g;
 }
 note "in a function: guard errors $guard_errors, 57014 $user_cancels";
@@ -629,7 +629,7 @@ SKIP:
 	$session->{stderr} = '';
 	$session->query(q{WITH c AS MATERIALIZED (SELECT g, repeat('x', 1000) AS r FROM generate_series(1, 1000000) g)
 		SELECT count(*), pg_sleep(1) FROM c});
-	like($session->{stderr}, qr/canceling statement because backend memory \d+ MB exceeded/,
+	like($session->{stderr}, qr/canceling statement because backend memory [\d.]+ MB exceeded/,
 		'a statement over backend_memory_limit fails with the guard\'s error');
 	$session->{stderr} = '';
 	$session->query_until(qr/started/, "\\echo started\nDO \$\$BEGIN PERFORM pg_sleep(30); END\$\$;\n");

@@ -348,7 +348,7 @@ SKIP:
 		return $err;
 	});
 	my ($pid) = $out =~ /^(\d+)/;
-	like($e, qr/ERROR:  53200: canceling statement because backend memory \d+ MB exceeded memprobe.backend_memory_limit \(200 MB\)/,
+	like($e, qr/ERROR:  53200: canceling statement because backend memory [\d.]+ MB exceeded memprobe.backend_memory_limit \(200(?:\.\d+)? MB\)/,
 		'the cap races the statement\'s end: the statement takes the cancel');
 	like($log, qr/memprobe: the statement of process $pid ended as its data size limit was lowered; the limit is lifted again/,
 		'the cap races the statement\'s end: the sampler saw it end and lifted the limit');
@@ -425,7 +425,7 @@ $node->reload;
 	# a statement that adds a quarter of the limit itself is cancelled
 	$in .= "SELECT grow(50, 50, 0, 2000);\n\\echo grown\n\\q\n";
 	$h->finish;
-	like($err, qr/ERROR:  53200: canceling statement because backend memory \d+ MB exceeded memprobe.backend_memory_limit \(100 MB\)/,
+	like($err, qr/ERROR:  53200: canceling statement because backend memory [\d.]+ MB exceeded memprobe.backend_memory_limit \(100(?:\.\d+)? MB\)/,
 		'a session holding 150MB between statements: a statement adding 50MB is cancelled');
 }
 

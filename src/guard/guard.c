@@ -219,6 +219,43 @@ size_text(int64 bytes)
 	return psprintf("%.0f kB", (double) bytes / 1024.0);
 }
 
+/*
+ * A figure and the setting it is compared with, as size_text shows them, but
+ * told apart: where both would read the same ("300 MB fell below ... (300
+ * MB)"), both get as many decimals as it takes in their common unit (up to
+ * three), or else are shown in bytes.
+ */
+static void
+size_texts_apart(int64 figure, int64 setting, char **figure_text, char **setting_text)
+{
+	double		unit = 1024.0;
+	const char *unit_name = "kB";
+
+	*figure_text = size_text(figure);
+	*setting_text = size_text(setting);
+	if (figure == setting || strcmp(*figure_text, *setting_text) != 0)
+		return;
+	if (Max(figure, setting) >= INT64CONST(1024) * 1024 * 1024)
+	{
+		unit = 1024.0 * 1024 * 1024;
+		unit_name = "GB";
+	}
+	else if (Max(figure, setting) >= 1024 * 1024)
+	{
+		unit = 1024.0 * 1024;
+		unit_name = "MB";
+	}
+	for (int decimals = 1; decimals <= 3; decimals++)
+	{
+		*figure_text = psprintf("%.*f %s", decimals, (double) figure / unit, unit_name);
+		*setting_text = psprintf("%.*f %s", decimals, (double) setting / unit, unit_name);
+		if (strcmp(*figure_text, *setting_text) != 0)
+			return;
+	}
+	*figure_text = psprintf(INT64_FORMAT " bytes", figure);
+	*setting_text = psprintf(INT64_FORMAT " bytes", setting);
+}
+
 /* ------------------------------------------------------------------------
  * Available memory.
  * ------------------------------------------------------------------------
@@ -634,6 +671,8 @@ cancel_statement(const GuardCandidate *c, GuardReason reason, int64 figure, int6
 {
 	GuardSlot  *slot = &shared->slots[c->procno];
 	GuardState *gs = guard_state(c->pid);
+	char	   *figure_text,
+			   *limit_text;
 
 	if (gs->cancelled_stmt == c->stmt)
 		return;					/* sent already; it is on its way out */
@@ -653,15 +692,16 @@ cancel_statement(const GuardCandidate *c, GuardReason reason, int64 figure, int6
 	gs->cancelled_stmt = c->stmt;
 	gs->cancelled_bytes = c->private_bytes;
 	gs->cancelled_at = GetCurrentTimestamp();
+	size_texts_apart(figure, limit, &figure_text, &limit_text);
 	if (reason == GUARD_BACKEND_LIMIT)
 		ereport(LOG,
 				errmsg("memprobe: canceling the statement of process %d (query id %lld) because its memory %s exceeded memprobe.backend_memory_limit (%s)",
-					   c->pid, (long long) c->queryid, size_text(figure), size_text(limit)));
+					   c->pid, (long long) c->queryid, figure_text, limit_text));
 	else
 		ereport(LOG,
 				errmsg("memprobe: canceling the statement of process %d (query id %lld), which held the most memory (%s), because the server's available memory %s fell below memprobe.min_available_memory (%s)",
 					   c->pid, (long long) c->queryid, size_text(c->group_bytes),
-					   size_text(figure), size_text(limit)));
+					   figure_text, limit_text));
 	if (kill(c->pid, SIGINT) != 0)
 	{
 		ereport(LOG,
@@ -960,6 +1000,8 @@ static void
 guard_min_available(GuardCandidate *candidates, int n, int64 avail, int64 min_avail)
 {
 	const GuardCandidate *holder;
+	char	   *avail_text,
+			   *min_avail_text;
 
 	if (avail < 0 || avail >= min_avail)
 	{
@@ -979,9 +1021,10 @@ guard_min_available(GuardCandidate *candidates, int n, int64 avail, int64 min_av
 		if (!episode_small_logged && largest_gone(candidates, n, min_avail))
 		{
 			episode_small_logged = true;
+			size_texts_apart(avail, min_avail, &avail_text, &min_avail_text);
 			ereport(LOG,
 					errmsg("memprobe: the server's available memory %s is below memprobe.min_available_memory (%s), and the process that held the most at the previous sample, %d (%s), is gone",
-						   size_text(avail), size_text(min_avail), prev_largest_pid,
+						   avail_text, min_avail_text, prev_largest_pid,
 						   size_text(prev_largest_bytes)),
 					errdetail("It ended or was killed between two samples; the kernel's OOM killer kills the process that holds the most.  The guard cancels nothing now: the process holding the most, %d, holds only %s.",
 							  holder->pid, size_text(holder->group_bytes)),
@@ -990,9 +1033,10 @@ guard_min_available(GuardCandidate *candidates, int n, int64 avail, int64 min_av
 		if (!episode_small_logged)
 		{
 			episode_small_logged = true;
+			size_texts_apart(avail, min_avail, &avail_text, &min_avail_text);
 			ereport(LOG,
 					errmsg("memprobe: the server's available memory %s is below memprobe.min_available_memory (%s), but the process holding the most, %d (%s), holds only %s; the guard cancels nothing",
-						   size_text(avail), size_text(min_avail), holder->pid,
+						   avail_text, min_avail_text, holder->pid,
 						   sampler_backend_type_name(holder->backend_type, holder->bgw_type),
 						   size_text(holder->group_bytes)),
 					errdetail("The guard cancels a statement only if it holds at least a quarter of memprobe.min_available_memory: the memory is held elsewhere (shared memory, the page cache, other programs, many small processes)."));
@@ -1004,9 +1048,10 @@ guard_min_available(GuardCandidate *candidates, int n, int64 avail, int64 min_av
 		if (episode_holder_logged != holder->pid)
 		{
 			episode_holder_logged = holder->pid;
+			size_texts_apart(avail, min_avail, &avail_text, &min_avail_text);
 			ereport(LOG,
 					errmsg("memprobe: the server's available memory %s is below memprobe.min_available_memory (%s), but the process holding the most, %d (%s, %s), has no statement the guard may cancel; the guard cancels nothing else",
-						   size_text(avail), size_text(min_avail), holder->pid,
+						   avail_text, min_avail_text, holder->pid,
 						   sampler_backend_type_name(holder->backend_type, holder->bgw_type),
 						   size_text(holder->group_bytes)),
 					errhint("%s", uncancellable_hint(holder)));
@@ -1339,17 +1384,21 @@ is_cancel_by_signal(const ErrorData *edata)
 static void
 guard_error_texts(const GuardSlot *slot, char **message, char **detail, char **hint)
 {
+	char	   *figure_text,
+			   *limit_text;
+
+	size_texts_apart(slot->figure, slot->limit, &figure_text, &limit_text);
 	if (slot->reason == GUARD_BACKEND_LIMIT)
 	{
 		*message = psprintf("canceling statement because backend memory %s exceeded memprobe.backend_memory_limit (%s)",
-							size_text(slot->figure), size_text(slot->limit));
+							figure_text, limit_text);
 		*detail = pstrdup("memprobe's memory guard cancelled the statement; the session can go on.");
 		*hint = pstrdup("Lower the statement's memory (work_mem, hash_mem_multiplier, or fewer rows at a time), or raise memprobe.backend_memory_limit.");
 	}
 	else
 	{
 		*message = psprintf("canceling statement because the server's available memory %s fell below memprobe.min_available_memory (%s)",
-							size_text(slot->figure), size_text(slot->limit));
+							figure_text, limit_text);
 		*detail = psprintf("This process held the most memory, %s; memprobe's memory guard cancelled its statement so that the server would not run out.",
 						   size_text(slot->held));
 		*hint = pstrdup("Run it again when more memory is free, lower its memory (work_mem, hash_mem_multiplier), or give the server more memory.");
