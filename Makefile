@@ -34,6 +34,7 @@ OBJS = \
 	src/report/contexts.o \
 	src/report/statements.o \
 	src/report/query_texts.o \
+	src/report/statement_log.o \
 	src/report/backends.o \
 	src/guard/sampler.o \
 	src/guard/guard.o \
@@ -53,7 +54,7 @@ PG_CPPFLAGS = -I$(srcdir)/src -DMEMPROBE_VERSION=\"$(EXTVERSION)\"
 
 # The suites need memprobe preloaded, so pg_regress starts its own server with memprobe.conf
 # (as pg_cron does) instead of using whatever server is running.
-REGRESS = setup module_version contexts alloc_bench alloc_bench_cancel bump privileges material material_memory material_plans \
+REGRESS = setup log_min_memory module_version contexts alloc_bench alloc_bench_cancel bump privileges material material_memory material_plans \
 	material_mergejoin material_spill \
 	streamscan streamscan_types streamscan_cursors streamscan_large streamscan_page_quals streamscan_turnaround streamscan_by_need streamscan_parallel \
 	stores stores_tablefunc stores_shared_subplan explain_storage explain_storage_literals observe_only sampler guard

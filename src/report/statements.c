@@ -95,6 +95,7 @@
 #include "shared/plan_walk.h"
 #include "store/material.h"
 #include "report/query_texts.h"
+#include "report/statement_log.h"
 #include "report/statements.h"
 #include "store/stores.h"
 
@@ -920,6 +921,51 @@ stored:
 		query_texts_remember(key.userid, key.queryid, key.toplevel);
 }
 
+/*
+ * log_execution
+ *		memprobe.log_min_memory's line for an execution just stored: its text
+ *		as memprobe_statements keeps it (the normalised text made at its
+ *		start, else its entry's), or its own when the entry has gone since.
+ */
+static pg_noinline void
+log_execution(QueryDesc *queryDesc, const char *normalized, bool toplevel, int64 mem,
+			  int64 private_peak, NodePeakWalk *walk)
+{
+	char	   *copy = NULL;
+	const char *text = normalized;
+
+	if (text == NULL)
+	{
+		StatementsKey key;
+		StatementsEntry *entry;
+
+		memset(&key, 0, sizeof(key));
+		key.userid = GetUserId();
+		key.dbid = MyDatabaseId;
+		key.queryid = queryDesc->plannedstmt->queryId;
+		key.toplevel = toplevel;
+		/* an entry's text is set once, as it is made (entry_alloc) */
+		LWLockAcquire(shared->lock, LW_SHARED);
+		entry = hash_search(hash, &key, HASH_FIND, NULL);
+		if (entry != NULL)
+			copy = pnstrdup(entry->text, entry->text_len);
+		LWLockRelease(shared->lock);
+		if (copy == NULL)
+		{
+			int			len;
+			const char *own = statement_text(queryDesc, &len);
+
+			copy = pnstrdup(own, len);
+		}
+		text = copy;
+	}
+	statement_log_report(queryDesc->plannedstmt->queryId, text, mem, private_peak,
+						 walk->kind >= 0 ? node_peaks[walk->kind].name : NULL, walk->bytes,
+						 false);
+	if (copy != NULL)
+		pfree(copy);
+}
+
 /* ------------------------------------------------------------------------
  * Executor hooks.
  * ------------------------------------------------------------------------
@@ -972,10 +1018,14 @@ note_failed(Execution *e)
 static void
 store_failed(void)
 {
-	for (int i = 0; i < nfailed; i++)
+	int			n = nfailed;
+
+	nfailed = 0;				/* once, even if a line below fails */
+	for (int i = 0; i < n; i++)
 	{
 		FailedExecution *f = &failed[i];
 		StatementsEntry *entry;
+		bool		log;
 
 		LWLockAcquire(shared->lock, LW_SHARED);
 		entry = hash_search(hash, &f->key, HASH_FIND, NULL);
@@ -991,9 +1041,18 @@ store_failed(void)
 		entry->failed_mem_max = Max(entry->failed_mem_max, f->mem);
 		entry->failed_private_max = Max(entry->failed_private_max, f->private_peak);
 		SpinLockRelease(&entry->mutex);
+		/* memprobe.log_min_memory: with the text the entry keeps (set once, at its making) */
+		log = statement_log_min_memory >= 0 && statement_log_due(f->mem, f->private_peak);
+		if (log)
+		{
+			memcpy(f->text, entry->text, entry->text_len);
+			f->text[entry->text_len] = '\0';
+		}
 		LWLockRelease(shared->lock);
+		if (log)
+			statement_log_report(f->key.queryid, f->text, f->mem, f->private_peak,
+								 NULL, 0, true);
 	}
-	nfailed = 0;
 }
 
 /* A transaction event (memprobe's transaction callback, hooks.c). */
@@ -1418,9 +1477,16 @@ statements_executor_end(QueryDesc *queryDesc)
 	memprobe_next_executor_end(queryDesc);
 
 	if (e != NULL)
+	{
+		int64		private_peak = statement_private_peak();
+
 		store(queryDesc, text, text_len, text_known, nesting_level == 0, mem, &walk,
 			  (pgBufferUsage.temp_blks_written - temp_blks_start) * (int64) BLCKSZ,
-			  statement_private_peak());
+			  private_peak);
+		/* memprobe.log_min_memory: off, one comparison; under it, two more */
+		if (unlikely(statement_log_min_memory >= 0) && statement_log_due(mem, private_peak))
+			log_execution(queryDesc, text, nesting_level == 0, mem, private_peak, &walk);
+	}
 	if (text != NULL)
 		pfree(text);
 
@@ -1692,6 +1758,7 @@ statements_init(void)
 							"this much shared memory.",
 							&statements_text_bytes, 1024, 0, 1024 * 1024,
 							size_context, GUC_UNIT_BYTE, NULL, NULL, NULL);
+	statement_log_init();
 }
 
 /*
