@@ -48,9 +48,9 @@ OBJS = \
 # install scripts, frozen (extension/memprobe--0.1.sql), and upgrade scripts are picked up by name.
 DATA_built = $(EXTENSION)--$(EXTVERSION).sql
 DATA = $(wildcard extension/$(EXTENSION)--*.sql)
-EXTRA_CLEAN = $(EXTENSION)--$(EXTVERSION).sql coexist.conf
+EXTRA_CLEAN = $(EXTENSION)--$(EXTVERSION).sql coexist.conf src/build_version.h
 
-PG_CPPFLAGS = -I$(srcdir)/src -DMEMPROBE_VERSION=\"$(EXTVERSION)\"
+PG_CPPFLAGS = -I$(srcdir)/src
 
 # The suites need memprobe preloaded, so pg_regress starts its own server with memprobe.conf
 # (as pg_cron does) instead of using whatever server is running.
@@ -90,6 +90,18 @@ TAP_TESTS = 1
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+# The build names itself (memprobe_version(), the start-up LOG line, the magic block):
+# scripts/build-version gives the release's version at its commit and, at any other, one that
+# names the commit and sorts after the release (0.3.0+git20261207.4.077f156).  Rewritten only when
+# it changes, so that only src/memprobe.c is rebuilt for a new commit.
+src/build_version.h: FORCE
+	@v=$$(sh $(srcdir)/scripts/build-version) && \
+	  printf '#define MEMPROBE_BUILD_VERSION "%s"\n' "$$v" >$@.new && \
+	  if cmp -s $@.new $@; then rm -f $@.new; else mv $@.new $@; fi
+src/memprobe.o src/memprobe.bc: src/build_version.h
+FORCE:
+.PHONY: FORCE
 
 # Hidden symbols but for what the server looks up by name (shared/compat.h): PGXS does this itself
 # from PostgreSQL 16 on (CFLAGS_SL_MODULE), and for 15 it is done here.
@@ -144,8 +156,9 @@ installcheck-coexist:
 .PHONY: installcheck-coexist
 
 # A release archive of the committed tree at HEAD, from git: memprobe-VERSION.zip (what PGXN takes)
-# and memprobe-VERSION.tar.gz, VERSION being META.json's.  Refuses when the tree has uncommitted
-# changes or the versions disagree: META.json's must start with the control file's
+# and memprobe-VERSION.tar.gz, VERSION being META.json's, with .build-version (the version the
+# build names itself with, scripts/build-version: the archive has no .git).  Refuses when the tree
+# has uncommitted changes or the versions disagree: META.json's must start with the control file's
 # default_version, and CHANGELOG.md and debian/changelog must have an entry for it.
 DISTVERSION = $(shell sed -n 's/^   "version": "\([^"]*\)",*$$/\1/p' $(srcdir)/META.json | head -n 1)
 
@@ -160,9 +173,13 @@ dist:
 	  { echo "dist: debian/changelog's first entry is not for $(EXTVERSION)" >&2; exit 1; }
 	@git -C $(srcdir) diff --quiet HEAD -- || \
 	  { echo "dist: uncommitted changes; commit them first (the archive is made from HEAD)" >&2; exit 1; }
+	mkdir -p $(CURDIR)/build/dist
+	sh $(srcdir)/scripts/build-version --committed >$(CURDIR)/build/dist/.build-version
 	git -C $(srcdir) archive --format=zip --prefix=$(EXTENSION)-$(DISTVERSION)/ \
+	  --add-file=$(CURDIR)/build/dist/.build-version \
 	  -o $(CURDIR)/$(EXTENSION)-$(DISTVERSION).zip HEAD
 	git -C $(srcdir) archive --format=tar.gz --prefix=$(EXTENSION)-$(DISTVERSION)/ \
+	  --add-file=$(CURDIR)/build/dist/.build-version \
 	  -o $(CURDIR)/$(EXTENSION)-$(DISTVERSION).tar.gz HEAD
 
 .PHONY: dist

@@ -235,3 +235,15 @@ COMMENT ON VIEW memprobe_guard IS
 
 -- As memprobe_samples and memprobe_backends: readable by everyone (pg_monitor included).
 GRANT SELECT ON memprobe_guard TO PUBLIC;
+
+--
+-- The version of the library this server runs (not the SQL version, which pg_extension shows):
+-- the release (0.3.0) or, for a build of any other commit, the commit it was built from.
+--
+CREATE FUNCTION memprobe_version()
+RETURNS text
+AS 'MODULE_PATHNAME', 'memprobe_version'
+LANGUAGE C STRICT STABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION memprobe_version() IS
+'the version of the memprobe library loaded: the release, or the commit a development build was made from';

@@ -291,3 +291,15 @@ LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
 
 COMMENT ON FUNCTION memprobe_backend_contexts(int4) IS
 'the memory contexts (up to memprobe.publish_contexts) holding the most memory in that backend, as it last published them';
+
+--
+-- The version of the library this server runs (not the SQL version, which pg_extension shows):
+-- the release (0.3.0) or, for a build of any other commit, the commit it was built from.
+--
+CREATE FUNCTION memprobe_version()
+RETURNS text
+AS 'MODULE_PATHNAME', 'memprobe_version'
+LANGUAGE C STRICT STABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION memprobe_version() IS
+'the version of the memprobe library loaded: the release, or the commit a development build was made from';

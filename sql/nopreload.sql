@@ -44,6 +44,9 @@ SELECT * FROM memprobe_guard();
 -- and so does every backend's memory
 SELECT * FROM memprobe_backends;
 SELECT * FROM memprobe_backend_contexts(pg_backend_pid());
+-- the library loaded on demand names its build as a preloaded one does (module_version)
+SELECT memprobe_version() LIKE (SELECT extversion FROM pg_extension WHERE extname = 'memprobe') || '.%'
+  AS names_its_build;
 DROP EXTENSION memprobe;
 -- ALTER EXTENSION ... UPDATE from 0.2 in a session that has not loaded the library yet: the
 -- update script loads it (0.3's, from disk) before it checks the running library's version

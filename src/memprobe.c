@@ -32,7 +32,10 @@
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "storage/ipc.h"
+#include "utils/builtins.h"
 #include "utils/guc.h"
+
+#include "build_version.h"
 
 #include "shared/compat.h"
 #include "shared/observe_only.h"
@@ -53,12 +56,15 @@
 
 MEMPROBE_MODULE_MAGIC;
 
+PG_FUNCTION_INFO_V1(memprobe_version);
+
 PGDLLEXPORT void _PG_init(void);
 
 static shmem_startup_hook_type prev_shmem_startup = NULL;
 
 /*
- * One LOG line at server start with the shared memory memprobe takes: its two
+ * One LOG line at server start naming the build (the version a DBA compares
+ * with the package's) and the shared memory memprobe takes: its two
  * tables are sized by settings (memprobe.max and query_text_bytes;
  * max_connections and memprobe.publish_contexts), and a DBA should see what
  * they cost without adding it up.
@@ -76,7 +82,8 @@ memprobe_shmem_startup(void)
 		prev_shmem_startup();
 	if (!IsUnderPostmaster)
 		ereport(LOG,
-				errmsg("memprobe takes %zu kB of shared memory: memprobe_statements %zu kB, memprobe_backends %zu kB, the sampler %zu kB",
+				errmsg("memprobe %s takes %zu kB of shared memory: memprobe_statements %zu kB, memprobe_backends %zu kB, the sampler %zu kB",
+					   MEMPROBE_BUILD_VERSION,
 					   (statements + backends + sampler + 1023) / 1024,
 					   (statements + 1023) / 1024, (backends + 1023) / 1024,
 					   (sampler + 1023) / 1024));
@@ -116,4 +123,15 @@ _PG_init(void)
 
 	prev_shmem_startup = shmem_startup_hook;
 	shmem_startup_hook = memprobe_shmem_startup;
+}
+
+/*
+ * memprobe_version(): the version the library was built as (scripts/
+ * build-version), which changes with every commit, where the extension's SQL
+ * version (pg_extension.extversion) changes only with its SQL objects.
+ */
+Datum
+memprobe_version(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_TEXT_P(cstring_to_text(MEMPROBE_BUILD_VERSION));
 }

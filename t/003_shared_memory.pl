@@ -25,12 +25,12 @@ my $node = PostgreSQL::Test::Cluster->new('shmem');
 $node->init;
 $node->append_conf('postgresql.conf', "shared_preload_libraries = 'memprobe'\n");
 
-# the LOG line at start: total, statements, backends and sampler in kB
+# the LOG line at start (which names the build): total, statements, backends and sampler in kB
 sub shmem_line
 {
 	my ($log) = @_;
 	my @m = $log =~
-	  /LOG:  memprobe takes (\d+) kB of shared memory: memprobe_statements (\d+) kB, memprobe_backends (\d+) kB, the sampler (\d+) kB/;
+	  /LOG:  memprobe \S+ takes (\d+) kB of shared memory: memprobe_statements (\d+) kB, memprobe_backends (\d+) kB, the sampler (\d+) kB/;
 	return @m;
 }
 
@@ -55,6 +55,11 @@ ok( $node->poll_query_until('postgres', 'SELECT count(*) > 0 FROM memprobe_sampl
 	'with memprobe.history_size = 0 the sampler samples');
 sleep 1;
 is($node->safe_psql('postgres', 'SELECT count(*) FROM memprobe_history'), '0', 'and keeps no history');
+# the build the LOG line names is the one memprobe_version() names
+my $version = $node->safe_psql('postgres', 'SELECT memprobe_version()');
+like(substr(slurp_file($node->logfile), $log_offset),
+	qr/LOG:  memprobe \Q$version\E takes \d+ kB of shared memory/,
+	"the start's LOG line names the build, $version");
 unlike(substr(slurp_file($node->logfile), $log_offset), qr/terminated by signal/, 'nothing crashed');
 $node->stop;
 

@@ -30,12 +30,13 @@
 
 /*
  * The library's magic block.  From 18 it also carries the module's name and
- * version, which pg_get_loaded_modules() shows (MEMPROBE_VERSION is the
- * control file's default_version, passed by the Makefile).
+ * version, which pg_get_loaded_modules() shows: the build's own version
+ * (MEMPROBE_BUILD_VERSION, from build_version.h, which the Makefile writes),
+ * as memprobe_version() returns it.
  */
 #if PG_VERSION_NUM >= 180000
 #define MEMPROBE_MODULE_MAGIC \
-	PG_MODULE_MAGIC_EXT(.name = "memprobe", .version = MEMPROBE_VERSION)
+	PG_MODULE_MAGIC_EXT(.name = "memprobe", .version = MEMPROBE_BUILD_VERSION)
 #else
 #define MEMPROBE_MODULE_MAGIC PG_MODULE_MAGIC
 #endif
