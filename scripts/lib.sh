@@ -30,13 +30,21 @@ apt_install() {
     -o DPkg::Lock::Timeout="$APT_LOCK_TIMEOUT" "${missing[@]}" >/dev/null
 }
 
-# Build tools and PostgreSQL 15 from Debian.  The package must not create and start its own
-# cluster: memprobe's scripts run scratch clusters of their own.
+# Build tools and PostgreSQL 15 from Debian.  A server installed here must not create and start
+# a cluster of its own (memprobe's scripts run scratch clusters of their own), and
+# createcluster.conf is left as it was.
 install_base_packages() {
+  local cc=/etc/postgresql-common/createcluster.conf orig
   apt_install postgresql-common
-  if grep -q '^#\?\s*create_main_cluster' /etc/postgresql-common/createcluster.conf; then
-    sed -i 's/^#\?\s*create_main_cluster.*/create_main_cluster = false/' \
-      /etc/postgresql-common/createcluster.conf
+  if ! dpkg -s postgresql-15 >/dev/null 2>&1; then
+    # create_main_cluster = false for this install only; the file is put back as it was
+    orig=$(mktemp)
+    cp -p "$cc" "$orig"
+    sed -i 's/^#\?\s*create_main_cluster.*/create_main_cluster = false/' "$cc"
+    grep -q '^create_main_cluster = false' "$cc" || echo 'create_main_cluster = false' >>"$cc"
+    apt_install postgresql-15 || { cp -p "$orig" "$cc"; rm -f "$orig"; return 1; }
+    cp -p "$orig" "$cc"
+    rm -f "$orig"
   fi
   apt_install build-essential postgresql-15 postgresql-server-dev-15 postgresql-client-15
 }
@@ -79,13 +87,25 @@ pg_config_for() {
 # copy otherwise), with memprobe's own files unlinked: a test build installed there never writes
 # into the package's files, memprobe's package among them, nor under a running server that
 # preloads them.  PostgreSQL finds its share and lib directories relative to its binaries, so the
-# copy runs as the original does.  Not under /tmp: scripts/cgroup2-vm's VM sees the host's root
-# but a /tmp of its own.  The copy is made again when Debian's files change (an upgrade, a
-# package adding an extension).  Prints the copy's pg_config.
-MEMPROBE_SERVER_COPIES=${MEMPROBE_SERVER_COPIES:-/var/tmp/memprobe-servers/$(basename "$MEMPROBE_WORK")}
+# copy runs as the original does.  Under /var/cache, which only root may write to (root runs the
+# copy's pg_config), and not under /tmp: scripts/cgroup2-vm's VM sees the host's root but a /tmp
+# of its own.  The copy is made again when Debian's files change (an upgrade, a package adding
+# an extension).  Prints the copy's pg_config.
+MEMPROBE_SERVER_COPIES=${MEMPROBE_SERVER_COPIES:-/var/cache/memprobe-servers/$(basename "$MEMPROBE_WORK")}
 debian_server_copy() {
-  local major=$1 copy stamp dirs reason=
+  local major=$1 copy stamp dirs reason= d
   copy=$MEMPROBE_SERVER_COPIES/debian-$major
+  # root-owned, not a symbolic link, and writable by no one else, all the way down
+  mkdir -p "$MEMPROBE_SERVER_COPIES"
+  d=$MEMPROBE_SERVER_COPIES
+  while [ "$d" != / ]; do
+    if [ -L "$d" ] || [ "$(stat -c %u "$d")" != 0 ] ||
+       { [ -n "$(find "$d" -maxdepth 0 -perm /022)" ] && [ ! -k "$d" ]; }; then
+      echo "memprobe: $d is not a directory only root may change: not using $MEMPROBE_SERVER_COPIES" >&2
+      return 1
+    fi
+    d=$(dirname "$d")
+  done
   dirs=("/usr/lib/postgresql/$major" "/usr/share/postgresql/$major" /usr/include/postgresql)
   [ -x "/usr/lib/postgresql/$major/bin/pg_config" ] ||
     { echo "memprobe: Debian's postgresql-$major is not installed" >&2; return 1; }
@@ -101,7 +121,6 @@ debian_server_copy() {
     without_memprobe "$copy/usr/lib/postgresql/$major/bin/pg_config" || return 1
     echo "$stamp" >"$copy.stamp"
   fi
-  chmod 755 "$(dirname "$MEMPROBE_SERVER_COPIES")" "$MEMPROBE_SERVER_COPIES" "$copy"
   # say so where a DBA's memprobe is there to be touched
   if dpkg -s "postgresql-$major-memprobe" 2>/dev/null | grep -q '^Status: install ok installed'; then
     reason="memprobe's package postgresql-$major-memprobe is installed"
@@ -129,16 +148,19 @@ without_memprobe() {
 # Prints the directory.
 build_and_install() {
   local server=$1 pgc=$2 dir="$MEMPROBE_WORK/$1"
+  case $("$pgc" --pkglibdir) in
+    /usr/*) echo "memprobe: not installing into $("$pgc" --pkglibdir), a package's directory" >&2; return 1 ;;
+  esac
   rm -rf "$dir"
   mkdir -p "$dir"
   (cd "$MEMPROBE_ROOT" && tar cf - --exclude=.git --exclude=results --exclude=tmp_check \
-     --exclude='*.o' --exclude='*.so' --exclude='*.bc' --exclude=bench/out \
+     --exclude='*.o' --exclude='*.so' --exclude='*.bc' --exclude=bench/out --exclude=./build \
      --exclude=src/build_version.h .) | (cd "$dir" && tar xf -)
   # the copy has no .git: it carries the version the clone's commit gives (scripts/build-version)
-  [ -s "$MEMPROBE_ROOT/.build-version" ] || sh "$MEMPROBE_ROOT/scripts/build-version" >"$dir/.build-version"
-  make -C "$dir" -s PG_CONFIG="$pgc" with_llvm=no COPT=-Werror ${MEMPROBE_MAKE_FLAGS:-} >&2
-  without_memprobe "$pgc" >&2
-  make -C "$dir" -s PG_CONFIG="$pgc" with_llvm=no ${MEMPROBE_MAKE_FLAGS:-} install >&2
+  sh "$MEMPROBE_ROOT/scripts/build-version" >"$dir/.build-version" || return 1
+  make -C "$dir" -s PG_CONFIG="$pgc" with_llvm=no COPT=-Werror ${MEMPROBE_MAKE_FLAGS:-} >&2 || return 1
+  without_memprobe "$pgc" >&2 || return 1
+  make -C "$dir" -s PG_CONFIG="$pgc" with_llvm=no ${MEMPROBE_MAKE_FLAGS:-} install >&2 || return 1
   chown -R "$MEMPROBE_USER:" "$dir"
   chmod 755 "$MEMPROBE_WORK"
   echo "$dir"

@@ -15,7 +15,7 @@ SHOW memprobe.log_min_memory;
 -- the sort whose memory is logged: an in-memory sort of 500,000 rows of two integers, some
 -- 24MB; and a function that runs it as a nested statement and holds it half a second, so that
 -- the sampler sees the private memory it takes (memprobe.sample_interval is 100ms in
--- memprobe.conf)
+-- test-servers/preload-small-buffers.conf)
 CREATE FUNCTION lmm_sort() RETURNS int LANGUAGE plpgsql AS $$
 DECLARE
   r record;
@@ -44,9 +44,9 @@ SELECT sum(h) FROM (SELECT g, g + 1 AS h FROM generate_series(1, 500000) g ORDER
 SELECT sum(1 / (g - 1)) FROM (SELECT g, g + 1 AS h FROM generate_series(1, 500000) g ORDER BY g DESC OFFSET 0) s;
 -- in a function: the client's statement holds little executor memory (the nested statement's
 -- is not its own), but the sampler saw its backend's private memory: one line.  With
--- memprobe.track = all its nested statements log too, as memprobe_statements tracks them: the
--- sort (its executor memory) and the pg_sleep call (a nested statement's private figure is
--- its client statement's, so far), then the client's statement
+-- memprobe.track = all its nested statements are judged too, each by its own executor memory
+-- alone (the private figure it carries is its client statement's so far): the sort logs, the
+-- pg_sleep call does not; then the client's statement
 SELECT lmm_sort();
 SET memprobe.track = 'all';
 SELECT lmm_sort();

@@ -1,11 +1,11 @@
 --
 -- The library names its build: memprobe_version() is the release's version (0.3.0) at the
--- release's commit and, for a build of any other commit, the release it follows, the commit's
--- date, its distance from the release and its hash (0.3.0+git20261207.4.077f156), or "+unknown"
+-- release's commit and, for a build of any other commit, the release it follows, its distance
+-- from the release, the commit's date and its hash (0.3.0+git4.20261207.077f156), or "+unknown"
 -- for a tree that is neither a git clone nor carries .build-version (scripts/build-version).
 -- It starts with the SQL version CREATE EXTENSION installs, which stays the control file's.
 --
-SELECT memprobe_version() ~ '^[0-9]+\.[0-9]+\.[0-9]+(\+(git[0-9]{8}\.[0-9]+\.[0-9a-f]{7,}(\.dirty)?|unknown))?$'
+SELECT memprobe_version() ~ '^[0-9]+\.[0-9]+\.[0-9]+(\+(git[0-9]+\.[0-9]{8}\.[0-9a-f]{7,}(\.dirty)?|unknown))?$'
          AS well_formed,
        memprobe_version() LIKE
          (SELECT default_version FROM pg_available_extensions WHERE name = 'memprobe') || '.%'

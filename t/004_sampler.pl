@@ -145,7 +145,7 @@ ok( $node->poll_query_until(
 # ten samples more
 usleep(10 * $interval_ms * 1000);
 my $idle_log = slurp_file($node->logfile, $log_start);
-my @warned = $idle_log =~ /memprobe: process $idle_pid \(client backend\) holds \d+ MB, more than memprobe\.backend_memory_limit \(150 MB\), but has no running statement the guard may cancel/g;
+my @warned = $idle_log =~ /memprobe: process $idle_pid \(client backend\) holds [\d.]+ MB, more than memprobe\.backend_memory_limit \(150(?:\.\d+)? MB\), but has no running statement the guard may cancel/g;
 is(scalar(@warned), 1, 'the guard logs it once');
 like($idle_log, qr/HINT:  It is idle in a transaction, with no statement to cancel/,
 	'saying why');

@@ -512,7 +512,7 @@ set('memprobe.backend_memory_limit' => '1MB');
 is($status, 0, 'backend_memory_limit below an idle backend: pgbench -S completes');
 unlike($out, qr/ERROR/, 'backend_memory_limit below an idle backend: and gets no error');
 $log = slurp_file($node->logfile, $log_start);
-@warned = $log =~ /WARNING:  memprobe\.backend_memory_limit \(1 MB\) is below what an idle backend holds \(\d+ MB, process \d+\)/g;
+@warned = $log =~ /WARNING:  memprobe\.backend_memory_limit \(1(?:\.0+)? MB\) is below what an idle backend holds \([\d.]+ MB, process \d+\)/g;
 is(scalar(@warned), 1, 'backend_memory_limit below an idle backend: one WARNING with the figures');
 is(cancels(), $before, 'settings that cannot be met: nothing is cancelled');
 $idle->quit;

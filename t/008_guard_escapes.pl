@@ -448,7 +448,7 @@ enter_cgroup($node);
 	is($e, '', "1MB limit before start: a DBA's pg_sleep(0.5) is not cancelled");
 	is($o, "\n0", '1MB limit before start: the guard cancelled nothing');
 	my $log = no_kill('1MB limit before start', $log_offset);
-	my @warnings = $log =~ /WARNING:  memprobe.backend_memory_limit \(1 MB\) is below what an? (idle|fresh) backend holds/g;
+	my @warnings = $log =~ /WARNING:  memprobe.backend_memory_limit \(1(?:\.0+)? MB\) is below what an? (idle|fresh) backend holds/g;
 	is(scalar @warnings, 1, '1MB limit before start: one WARNING');
 	unlike($log, qr/holds .* more than memprobe.backend_memory_limit .* (checkpointer|walwriter|background writer|launcher)/,
 		'1MB limit before start: nothing logged about processes the setting does not apply to');

@@ -887,14 +887,17 @@ static void
 warn_uncancellable_once(const GuardCandidate *c, int64 limit)
 {
 	GuardState *gs = guard_state(c->pid);
+	char	   *held_text,
+			   *limit_text;
 
 	if (gs->warned)
 		return;
 	gs->warned = true;
+	size_texts_apart(c->private_bytes, limit, &held_text, &limit_text);
 	ereport(LOG,
 			errmsg("memprobe: process %d (%s) holds %s, more than memprobe.backend_memory_limit (%s), but has no running statement the guard may cancel",
 				   c->pid, sampler_backend_type_name(c->backend_type, c->bgw_type),
-				   size_text(c->private_bytes), size_text(limit)),
+				   held_text, limit_text),
 			errhint("%s", uncancellable_hint(c)));
 }
 
@@ -1126,6 +1129,8 @@ backend_limit_possible(const GuardCandidate *candidates, int n, int64 limit)
 	const GuardCandidate *idle = NULL;
 	const GuardCandidate *least = NULL;
 	int64		judge_bytes;
+	char	   *limit_text,
+			   *judge_text;
 
 	if (limit == judged_backend_limit)
 		return true;
@@ -1158,13 +1163,14 @@ backend_limit_possible(const GuardCandidate *candidates, int n, int64 limit)
 	if (impossible_backend_limit == limit)
 		return false;			/* warned already */
 	impossible_backend_limit = limit;
+	size_texts_apart(limit, judge_bytes, &limit_text, &judge_text);
 	ereport(WARNING,
 			errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			idle != NULL ?
 			errmsg("memprobe.backend_memory_limit (%s) is below what an idle backend holds (%s, process %d)",
-				   size_text(limit), size_text(judge_bytes), idle->pid) :
+				   limit_text, judge_text, idle->pid) :
 			errmsg("memprobe.backend_memory_limit (%s) is below what a fresh backend holds (%s)",
-				   size_text(limit), size_text(judge_bytes)),
+				   limit_text, judge_text),
 			errdetail("Every statement would pass it; the memory guard does not act on memprobe.backend_memory_limit until it is set above that."));
 	return false;
 }

@@ -1483,8 +1483,14 @@ statements_executor_end(QueryDesc *queryDesc)
 		store(queryDesc, text, text_len, text_known, nesting_level == 0, mem, &walk,
 			  (pgBufferUsage.temp_blks_written - temp_blks_start) * (int64) BLCKSZ,
 			  private_peak);
-		/* memprobe.log_min_memory: off, one comparison; under it, two more */
-		if (unlikely(statement_log_min_memory >= 0) && statement_log_due(mem, private_peak))
+		/*
+		 * memprobe.log_min_memory: off, one comparison; under it, two more.
+		 * A nested statement is judged on its own executor memory: the
+		 * private figure it carries is its client statement's so far, and
+		 * would log every nested statement after one large one.
+		 */
+		if (unlikely(statement_log_min_memory >= 0) &&
+			statement_log_due(mem, nesting_level == 0 ? private_peak : -1))
 			log_execution(queryDesc, text, nesting_level == 0, mem, private_peak, &walk);
 	}
 	if (text != NULL)
