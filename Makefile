@@ -10,7 +10,7 @@ EXTENSION  = memprobe
 EXTVERSION = $(shell sed -n "s/^default_version[[:space:]]*=[[:space:]]*'\([^']*\)'.*/\1/p" $(EXTENSION).control)
 
 MODULE_big = memprobe
-# One folder per capability (README, "Layout"): scan/ (StreamScan), store/ (tuple stores in
+# One folder per capability (HACKING.md, "Layout"): scan/ (StreamScan), store/ (tuple stores in
 # Generation contexts, the Storage line), report/ (memory reporting), guard/ (the sampler, the
 # memory guard, the crash file); shared/ is what several use.
 # Test-only C (testing/) is added below for test builds alone.
@@ -48,21 +48,26 @@ OBJS = \
 # install scripts, frozen (extension/memprobe--0.1.sql), and upgrade scripts are picked up by name.
 DATA_built = $(EXTENSION)--$(EXTVERSION).sql
 DATA = $(wildcard extension/$(EXTENSION)--*.sql)
-EXTRA_CLEAN = $(EXTENSION)--$(EXTVERSION).sql coexist.conf src/build_version.h
+EXTRA_CLEAN = $(EXTENSION)--$(EXTVERSION).sql build/coexist.conf src/build_version.h
 
 PG_CPPFLAGS = -I$(srcdir)/src
 
-# The suites need memprobe preloaded, so pg_regress starts its own server with memprobe.conf
-# (as pg_cron does) instead of using whatever server is running.
-REGRESS = setup log_min_memory module_version contexts alloc_bench alloc_bench_cancel bump privileges material material_memory material_plans \
+# The suites need memprobe preloaded, so pg_regress starts its own server (as pg_cron does) with
+# the settings of test-servers/ (one file per kind of server, named for what it sets) instead of
+# using whatever server is running, and creates the extension in its database
+# (--load-extension), so that each suite also runs alone: make installcheck REGRESS=streamscan
+# ISOLATION= TAP_TESTS= (HACKING.md, "Running one test").
+REGRESS = log_min_memory module_version contexts alloc_bench alloc_bench_cancel bump privileges material material_memory material_plans \
 	material_mergejoin material_spill \
 	streamscan streamscan_types streamscan_cursors streamscan_large streamscan_page_quals streamscan_turnaround streamscan_by_need streamscan_parallel \
 	stores stores_tablefunc stores_shared_subplan explain_storage explain_storage_literals observe_only sampler guard
-REGRESS_OPTS = --temp-config=$(srcdir)/memprobe.conf --temp-instance=./tmp_check
+REGRESS_OPTS = --temp-config=$(srcdir)/test-servers/preload-small-buffers.conf \
+	--temp-instance=./tmp_check --load-extension=memprobe
 
 # Concurrency specs (specs/*.spec), on a temporary preloaded server of their own.
 ISOLATION = material_epq streamscan_epq streamscan_serializable backends_idle statements_memo
-ISOLATION_OPTS = --temp-config=$(srcdir)/memprobe.conf --temp-instance=./tmp_check_iso
+ISOLATION_OPTS = --temp-config=$(srcdir)/test-servers/preload-small-buffers.conf \
+	--temp-instance=./tmp_check_iso
 
 # Test builds only (scripts/test): src/testing/, never compiled into a build for production use:
 # pause points that specs use to hold a backend at an exact place (src/shared/injection.h,
@@ -93,7 +98,7 @@ include $(PGXS)
 
 # The build names itself (memprobe_version(), the start-up LOG line, the magic block):
 # scripts/build-version gives the release's version at its commit and, at any other, one that
-# names the commit and sorts after the release (0.3.0+git20261207.4.077f156).  Rewritten only when
+# names the commit and sorts after the release (0.3.0+git4.20261207.077f156).  Rewritten only when
 # it changes, so that only src/memprobe.c is rebuilt for a new commit.
 src/build_version.h: FORCE
 	@v=$$(sh $(srcdir)/scripts/build-version) && \
@@ -123,22 +128,25 @@ $(EXTENSION)--$(EXTVERSION).sql: extension/$(EXTENSION).sql
 	cp $< $@
 
 # The same extension loaded on demand, on a server without memprobe preloaded.
+NOPRELOAD_TESTS ?= nopreload
 installcheck-nopreload:
-	$(pg_regress_installcheck) --temp-config=$(srcdir)/nopreload.conf \
-		--temp-instance=./tmp_check_nopreload --outputdir=output_nopreload nopreload
+	$(pg_regress_installcheck) --temp-config=$(srcdir)/test-servers/no-preload.conf \
+		--temp-instance=./tmp_check_nopreload --outputdir=output_nopreload $(NOPRELOAD_TESTS)
 
 # PostgreSQL 15 and 16 only ("snapshot too old" was removed in 17): a server of its own with
 # old_snapshot_threshold = 0.
+STO_TESTS ?= streamscan_snapshot_too_old
 installcheck-sto:
-	$(pg_isolation_regress_installcheck) --temp-config=$(srcdir)/sto.conf \
-		--temp-instance=./tmp_check_sto --outputdir=output_sto streamscan_snapshot_too_old
+	$(pg_isolation_regress_installcheck) --temp-config=$(srcdir)/test-servers/preload-snapshot-too-old.conf \
+		--temp-instance=./tmp_check_sto --outputdir=output_sto $(STO_TESTS)
 
-# memprobe_statements, on a server of its own with a small memprobe.max (statements.conf), so that
-# eviction is tested and the other suites' statements do not count; then the upgrades from 0.1 and 0.2.
+# memprobe_statements, on a server of its own with a small memprobe.max
+# (test-servers/preload-max-100-statements.conf), so that eviction is tested and the other suites'
+# statements do not count; then the upgrades from 0.1 and 0.2.
+STATEMENTS_TESTS ?= statements statements_upgrade backends
 installcheck-statements:
-	$(pg_regress_installcheck) --temp-config=$(srcdir)/statements.conf \
-		--temp-instance=./tmp_check_statements --outputdir=output_statements \
-		statements statements_upgrade backends
+	$(pg_regress_installcheck) --temp-config=$(srcdir)/test-servers/preload-max-100-statements.conf \
+		--temp-instance=./tmp_check_statements --outputdir=output_statements $(STATEMENTS_TESTS)
 
 .PHONY: installcheck-nopreload installcheck-sto installcheck-statements
 
@@ -148,9 +156,10 @@ installcheck-statements:
 COEXIST_PRELOAD ?= pg_stat_statements, memprobe
 COEXIST_TESTS ?= coexist
 installcheck-coexist:
+	mkdir -p build
 	printf "shared_preload_libraries = '%s'\nmax_prepared_transactions = 0\nmax_parallel_workers_per_gather = 0\njit = off\n" \
-		"$(COEXIST_PRELOAD)" > coexist.conf
-	$(pg_regress_installcheck) --temp-config=coexist.conf \
+		"$(COEXIST_PRELOAD)" > build/coexist.conf
+	$(pg_regress_installcheck) --temp-config=build/coexist.conf \
 		--temp-instance=./tmp_check_coexist --outputdir=output_coexist $(COEXIST_TESTS)
 
 .PHONY: installcheck-coexist

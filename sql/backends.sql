@@ -1,7 +1,7 @@
 --
 -- memprobe_backends and memprobe_backend_contexts(pid): every backend's
 -- memory as it last published it.  Run by `make installcheck-statements`
--- (statements.conf).  A second backend idle in a transaction is in
+-- (test-servers/preload-max-100-statements.conf).  A second backend idle in a transaction is in
 -- specs/backends_idle.spec.
 --
 CREATE EXTENSION memprobe;

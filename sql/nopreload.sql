@@ -3,7 +3,7 @@
 -- reporting functions work (CREATE EXTENSION loads the library), but no
 -- planner or executor hook is installed, so plans stay core's in this
 -- backend as in every other.  Run by scripts/test on a server of its own
--- (pg_regress --temp-config=nopreload.conf).
+-- (pg_regress --temp-config=test-servers/no-preload.conf).
 --
 SHOW shared_preload_libraries;
 -- before the library is loaded, a memprobe.* name is only a placeholder

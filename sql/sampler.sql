@@ -1,6 +1,6 @@
 --
 -- The sampler: every PostgreSQL process's private (resident anonymous) memory, read from /proc
--- by a background worker every memprobe.sample_interval (100ms in memprobe.conf), published
+-- by a background worker every memprobe.sample_interval (100ms in test-servers/preload-small-buffers.conf), published
 -- without anyone waiting on anyone.
 --
 CREATE EXTENSION IF NOT EXISTS memprobe;

@@ -1,6 +1,6 @@
 --
 -- memprobe_statements: executor memory per statement.  Run by
--- `make installcheck-statements` on a server of its own (statements.conf:
+-- `make installcheck-statements` on a server of its own (test-servers/preload-max-100-statements.conf:
 -- memprobe.max = 100, no parallel workers, no JIT).
 --
 CREATE EXTENSION memprobe;

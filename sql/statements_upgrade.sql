@@ -2,7 +2,10 @@
 -- Upgrades: CREATE EXTENSION memprobe VERSION '0.1' (or '0.2'), then ALTER EXTENSION UPDATE gives
 -- the objects of the current version, the same as a fresh install of it.
 --
+-- (after statements.sql, or alone: no NOTICE either way)
+SET client_min_messages = warning;
 DROP EXTENSION IF EXISTS memprobe;
+RESET client_min_messages;
 CREATE EXTENSION memprobe VERSION '0.1';
 SELECT extversion FROM pg_extension WHERE extname = 'memprobe';
 SELECT to_regclass('memprobe_statements') AS view_01, to_regproc('memprobe_statements_reset') AS reset_01;

@@ -1,5 +1,5 @@
 --
--- StreamScan on a table larger than shared_buffers (16MB, memprobe.conf):
+-- StreamScan on a table larger than shared_buffers (16MB, test-servers/preload-small-buffers.conf):
 -- read through a BAS_BULKREAD ring, with synchronized scans.  memprobe's scan
 -- must return what core's Seq Scan returns, read every block once, report
 -- its position to the synchronized-scan hints and start from theirs exactly
