@@ -33,6 +33,8 @@ OBJS = \
 	src/store/explain_storage.o \
 	src/report/contexts.o \
 	src/report/statements.o \
+	src/report/statements_table.o \
+	src/report/node_peaks.o \
 	src/report/query_texts.o \
 	src/report/statement_log.o \
 	src/report/backends.o \

@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * memprobe.c
- *	  Module entry point: _PG_init calls each subsystem's init function and
- *	  does nothing else.
+ *	  Module entry point: _PG_init defines every part's settings and, when
+ *	  memprobe is preloaded, installs its hooks; shared memory, once.
  *
  * memprobe is meant to be loaded through shared_preload_libraries.  Its
  * planner and executor hooks are installed only then, as
@@ -14,14 +14,14 @@
  * valid either way; the executor settings then change nothing.
  *
  * Each capability has a folder under src/: scan/ (StreamScan), store/ (tuple
- * stores in Generation contexts, EXPLAIN's Storage line) and report/ (memory
- * reporting); shared/ holds what several use, testing/ what only test builds
- * compile.  Includes run one way: report/ may read store/'s and scan/'s
- * per-node figures; scan/ and store/ include only themselves and shared/;
- * nothing includes this file (scripts/check-layout checks it).  Each file
- * owns its GUCs and hooks; every hook it installs keeps and calls the
- * previous one.  The planner, ExecutorStart and ExecutorEnd hooks, where
- * several capabilities work, are one function each in hooks.c.
+ * stores in Generation contexts, EXPLAIN's Storage line), report/ (memory
+ * reporting) and guard/ (the sampler and the memory guard); shared/ holds
+ * what several use, testing/ what only test builds compile.  They are
+ * libraries: PostgreSQL calls into memprobe only through hooks.c's hooks
+ * (installed by memprobe_install_hooks) and, at server start, this file's
+ * two shared memory hooks, which request every part's space at once and
+ * have each part attach to its own.  HACKING.md draws the layout, which
+ * scripts/check-layout checks.
  *
  * Copyright (c) 2026, The memprobe Developers
  *
@@ -32,6 +32,8 @@
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "storage/ipc.h"
+#include "storage/lwlock.h"
+#include "storage/shmem.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 
@@ -60,26 +62,58 @@ PG_FUNCTION_INFO_V1(memprobe_version);
 
 PGDLLEXPORT void _PG_init(void);
 
+static shmem_request_hook_type prev_shmem_request = NULL;
 static shmem_startup_hook_type prev_shmem_startup = NULL;
 
+/* The shared memory of the sampler and the guard, which the LOG line counts as one. */
+static Size
+sampler_and_guard_shmem_size(void)
+{
+	return add_size(add_size(add_size(sampler_shmem_size(), guard_shmem_size()),
+							 add_size(last_samples_shmem_size(), data_cap_shmem_size())),
+					statement_id_shmem_size());
+}
+
+/* shmem_request_hook: every part's space, in one request, and their locks. */
+static void
+memprobe_shmem_request(void)
+{
+	if (prev_shmem_request)
+		prev_shmem_request();
+	statements_shmem_request();
+	RequestAddinShmemSpace(add_size(add_size(statements_shmem_size(), backends_shmem_size()),
+									sampler_and_guard_shmem_size()));
+}
+
 /*
- * One LOG line at server start naming the build (the version a DBA compares
- * with the package's) and the shared memory memprobe takes: its two
- * tables are sized by settings (memprobe.max and query_text_bytes;
- * max_connections and memprobe.publish_contexts), and a DBA should see what
- * they cost without adding it up.
+ * shmem_startup_hook: every part attaches to its shared memory, made at
+ * server start, under the lock core gives for it.  Then one LOG line at
+ * server start naming the build (the version a DBA compares with the
+ * package's) and the shared memory memprobe takes: its two tables are sized
+ * by settings (memprobe.max and query_text_bytes; max_connections and
+ * memprobe.publish_contexts), and a DBA should see what they cost without
+ * adding it up.
  */
 static void
 memprobe_shmem_startup(void)
 {
 	Size		statements = statements_shmem_size();
 	Size		backends = backends_shmem_size();
-	Size		sampler = add_size(add_size(add_size(sampler_shmem_size(), guard_shmem_size()),
-											add_size(last_samples_shmem_size(), data_cap_shmem_size())),
-									   statement_id_shmem_size());
+	Size		sampler = sampler_and_guard_shmem_size();
 
 	if (prev_shmem_startup)
 		prev_shmem_startup();
+
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	statements_shmem_init();
+	backends_shmem_init();
+	sampler_shmem_init();
+	guard_shmem_init();
+	data_cap_shmem_init();
+	statement_id_shmem_init();
+	last_samples_shmem_init();
+	LWLockRelease(AddinShmemInitLock);
+
 	if (!IsUnderPostmaster)
 		ereport(LOG,
 				errmsg("memprobe %s takes %zu kB of shared memory: memprobe_statements %zu kB, memprobe_backends %zu kB, the sampler %zu kB",
@@ -110,19 +144,13 @@ _PG_init(void)
 	if (!process_shared_preload_libraries_in_progress)
 		return;
 
-	streamscan_install_hooks();
-	statements_install_hooks();
-	backends_install_hooks();
-	sampler_install_hooks();
-	guard_install_hooks();
-	data_cap_install_hooks();
-	statement_id_install_hooks();
-	last_samples_install_hooks();
-	explain_storage_install_hooks();
-	memprobe_install_hooks();
-
+	statements_preloaded();
+	sampler_register_worker();
+	prev_shmem_request = shmem_request_hook;
+	shmem_request_hook = memprobe_shmem_request;
 	prev_shmem_startup = shmem_startup_hook;
 	shmem_startup_hook = memprobe_shmem_startup;
+	memprobe_install_hooks();
 }
 
 /*

@@ -78,8 +78,6 @@ static CapShared *shared = NULL;
 static struct rlimit original_limit;
 static bool original_known = false;
 
-static shmem_request_hook_type prev_shmem_request = NULL;
-static shmem_startup_hook_type prev_shmem_startup = NULL;
 
 Size
 data_cap_shmem_size(void)
@@ -87,22 +85,12 @@ data_cap_shmem_size(void)
 	return add_size(offsetof(CapShared, slots), mul_size(compat_proc_slot_count(), sizeof(CapSlot)));
 }
 
-static void
-data_cap_shmem_request(void)
-{
-	if (prev_shmem_request)
-		prev_shmem_request();
-	RequestAddinShmemSpace(data_cap_shmem_size());
-}
-
-static void
-data_cap_shmem_startup(void)
+/* Attach to its shared memory, making it at server start (memprobe.c holds AddinShmemInitLock). */
+void
+data_cap_shmem_init(void)
 {
 	bool		found;
 
-	if (prev_shmem_startup)
-		prev_shmem_startup();
-	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
 	shared = ShmemInitStruct("memprobe_cap", data_cap_shmem_size(), &found);
 	if (!found)
 	{
@@ -110,7 +98,6 @@ data_cap_shmem_startup(void)
 		for (int i = 0; i < shared->nslots; i++)
 			pg_atomic_init_u32(&shared->slots[i].capped, 0);
 	}
-	LWLockRelease(AddinShmemInitLock);
 }
 
 bool
@@ -257,13 +244,4 @@ data_cap_init(void)
 							 "killing the process; the process lifts the limit when the statement ends.",
 							 &cap_after_cancel, true, PGC_SIGHUP, 0, NULL, NULL, NULL);
 	original_known = getrlimit(RLIMIT_DATA, &original_limit) == 0;
-}
-
-void
-data_cap_install_hooks(void)
-{
-	prev_shmem_request = shmem_request_hook;
-	shmem_request_hook = data_cap_shmem_request;
-	prev_shmem_startup = shmem_startup_hook;
-	shmem_startup_hook = data_cap_shmem_startup;
 }

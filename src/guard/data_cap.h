@@ -15,8 +15,9 @@
 #include "port/atomics.h"
 
 extern void data_cap_init(void);
-extern void data_cap_install_hooks(void);
+/* shared memory (memprobe.c) */
 extern Size data_cap_shmem_size(void);
+extern void data_cap_shmem_init(void);
 
 /* memprobe.cap_after_cancel is on (and memprobe preloaded) */
 extern bool data_cap_enabled(void);

@@ -155,9 +155,6 @@ typedef struct GuardShared
 
 static GuardShared *shared = NULL;
 
-static shmem_request_hook_type prev_shmem_request = NULL;
-static shmem_startup_hook_type prev_shmem_startup = NULL;
-static emit_log_hook_type prev_emit_log = NULL;
 
 /* ------------------------------------------------------------------------
  * Shared memory.
@@ -170,23 +167,12 @@ guard_shmem_size(void)
 	return add_size(offsetof(GuardShared, slots), mul_size(compat_proc_slot_count(), sizeof(GuardSlot)));
 }
 
-static void
-guard_shmem_request(void)
-{
-	if (prev_shmem_request)
-		prev_shmem_request();
-	RequestAddinShmemSpace(guard_shmem_size());
-}
-
-static void
-guard_shmem_startup(void)
+/* Attach to its shared memory, making it at server start (memprobe.c holds AddinShmemInitLock). */
+void
+guard_shmem_init(void)
 {
 	bool		found;
 
-	if (prev_shmem_startup)
-		prev_shmem_startup();
-
-	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
 	shared = ShmemInitStruct("memprobe_guard", guard_shmem_size(), &found);
 	if (!found)
 	{
@@ -201,7 +187,6 @@ guard_shmem_startup(void)
 		for (int i = 0; i < shared->nslots; i++)
 			pg_atomic_init_u32(&shared->slots[i].changecount, 0);
 	}
-	LWLockRelease(AddinShmemInitLock);
 }
 
 /* ------------------------------------------------------------------------
@@ -1447,8 +1432,11 @@ guard_translate_cancel(MemoryContext cxt)
 }
 
 /*
- * emit_log_hook: the guard's cancel caught nowhere else.  That is a
- * client's own statement outside any subtransaction, planned and run
+ * guard_log_emitting
+ *		At emit_log_hook (hooks.c), before the rest of its chain: the
+ *		guard's cancel caught nowhere else.
+ *
+ * That is a client's own statement outside any subtransaction, planned and run
  * without a handler of memprobe's (guard_cancel_needs_handler); and core
  * checks for a cancel at places outside any hook: exec_execute_message() does just
  * before it runs the portal, after it has read the Execute message, marked
@@ -1471,8 +1459,8 @@ guard_translate_cancel(MemoryContext cxt)
  * every cancel themselves, and only one raised where no hook runs reaches
  * the client as 57014.
  */
-static void
-guard_emit_log(ErrorData *edata)
+void
+guard_log_emitting(ErrorData *edata)
 {
 	GuardSlot	copy;
 
@@ -1485,8 +1473,6 @@ guard_emit_log(ErrorData *edata)
 		edata->message_id = edata->message;
 		edata->detail_log = NULL;
 	}
-	if (prev_emit_log)
-		prev_emit_log(edata);
 }
 
 /* ------------------------------------------------------------------------
@@ -1637,15 +1623,4 @@ guard_warn_if_sampling_off(void)
 					  "but the guard checks them at each sample, and no process is sampled.",
 					  backend_limit_kb, min_available_kb),
 			errhint("Set memprobe.sample_interval above 0 for the guard to act, or set both limits to 0."));
-}
-
-void
-guard_install_hooks(void)
-{
-	prev_shmem_request = shmem_request_hook;
-	shmem_request_hook = guard_shmem_request;
-	prev_shmem_startup = shmem_startup_hook;
-	shmem_startup_hook = guard_shmem_startup;
-	prev_emit_log = emit_log_hook;
-	emit_log_hook = guard_emit_log;
 }

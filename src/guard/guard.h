@@ -40,8 +40,9 @@ typedef struct GuardCandidate
 } GuardCandidate;
 
 extern void guard_init(void);
-extern void guard_install_hooks(void);
+/* shared memory (memprobe.c) */
 extern Size guard_shmem_size(void);
+extern void guard_shmem_init(void);
 
 /*
  * the sampler, after each sample (taken at sampled_at): publish what the
@@ -63,6 +64,9 @@ extern int64 guard_sample_step_us(int64 interval_us);
  * cxt: a memory context the handler may allocate in (not ErrorContext).
  */
 extern void guard_translate_cancel(MemoryContext cxt);
+
+/* at emit_log_hook (hooks.c) */
+extern void guard_log_emitting(ErrorData *edata);
 
 /* Subtransactions open now (guard.c's transaction callbacks keep it). */
 extern int	guard_subxacts_open;

@@ -58,8 +58,6 @@ typedef struct LastSamplesShared
 
 static LastSamplesShared *shared = NULL;
 
-static shmem_request_hook_type prev_shmem_request = NULL;
-static shmem_startup_hook_type prev_shmem_startup = NULL;
 
 /* the sampler's: what it wrote last, and when */
 static LastSample written[LAST_SAMPLES];
@@ -72,26 +70,15 @@ last_samples_shmem_size(void)
 	return sizeof(LastSamplesShared);
 }
 
-static void
-last_samples_shmem_request(void)
-{
-	if (prev_shmem_request)
-		prev_shmem_request();
-	RequestAddinShmemSpace(last_samples_shmem_size());
-}
-
-static void
-last_samples_shmem_startup(void)
+/* Attach to its shared memory, making it at server start (memprobe.c holds AddinShmemInitLock). */
+void
+last_samples_shmem_init(void)
 {
 	bool		found;
 
-	if (prev_shmem_startup)
-		prev_shmem_startup();
-	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
 	shared = ShmemInitStruct("memprobe_last_samples", last_samples_shmem_size(), &found);
 	if (!found)
 		memset(shared, 0, last_samples_shmem_size());
-	LWLockRelease(AddinShmemInitLock);
 }
 
 /* ------------------------------------------------------------------------
@@ -301,13 +288,4 @@ memprobe_before_restart(PG_FUNCTION_ARGS)
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
-}
-
-void
-last_samples_install_hooks(void)
-{
-	prev_shmem_request = shmem_request_hook;
-	shmem_request_hook = last_samples_shmem_request;
-	prev_shmem_startup = shmem_startup_hook;
-	shmem_startup_hook = last_samples_shmem_startup;
 }

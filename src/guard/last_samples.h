@@ -28,8 +28,9 @@ typedef struct LastSample
 	char		query[LAST_SAMPLE_QUERY_BYTES];
 } LastSample;
 
-extern void last_samples_install_hooks(void);
+/* shared memory (memprobe.c) */
 extern Size last_samples_shmem_size(void);
+extern void last_samples_shmem_init(void);
 
 /* the sampler: at its start, after each sample, at a clean shutdown */
 extern void last_samples_recover(void);

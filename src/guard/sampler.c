@@ -149,8 +149,6 @@ typedef struct SamplerShared
 
 static SamplerShared *shared = NULL;
 
-static shmem_request_hook_type prev_shmem_request = NULL;
-static shmem_startup_hook_type prev_shmem_startup = NULL;
 
 #define READ_RETRIES 100
 
@@ -195,23 +193,12 @@ history_ring(void)
 							 MAXALIGN(shared->nslots * sizeof(PeakSlot)));
 }
 
-static void
-sampler_shmem_request(void)
-{
-	if (prev_shmem_request)
-		prev_shmem_request();
-	RequestAddinShmemSpace(sampler_shmem_size());
-}
-
-static void
-sampler_shmem_startup(void)
+/* Attach to its shared memory, making it at server start (memprobe.c holds AddinShmemInitLock). */
+void
+sampler_shmem_init(void)
 {
 	bool		found;
 
-	if (prev_shmem_startup)
-		prev_shmem_startup();
-
-	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
 	shared = ShmemInitStruct("memprobe_sampler", sampler_shmem_size(), &found);
 	if (!found)
 	{
@@ -225,7 +212,6 @@ sampler_shmem_startup(void)
 		for (int i = 0; i < shared->nslots; i++)
 			pg_atomic_init_u32(&peak_slots()[i].changecount, 0);
 	}
-	LWLockRelease(AddinShmemInitLock);
 }
 
 /* ------------------------------------------------------------------------
@@ -1055,15 +1041,11 @@ sampler_init(void)
 							PGC_SIGHUP, GUC_UNIT_KB, NULL, NULL, NULL);
 }
 
+/* The sampler's background worker: only when memprobe is preloaded (memprobe.c). */
 void
-sampler_install_hooks(void)
+sampler_register_worker(void)
 {
 	BackgroundWorker worker;
-
-	prev_shmem_request = shmem_request_hook;
-	shmem_request_hook = sampler_shmem_request;
-	prev_shmem_startup = shmem_startup_hook;
-	shmem_startup_hook = sampler_shmem_startup;
 
 	memset(&worker, 0, sizeof(worker));
 	worker.bgw_flags = BGWORKER_SHMEM_ACCESS;

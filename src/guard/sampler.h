@@ -14,8 +14,10 @@
 #include "datatype/timestamp.h"
 
 extern void sampler_init(void);
-extern void sampler_install_hooks(void);
+extern void sampler_register_worker(void);
+/* shared memory (memprobe.c) */
 extern Size sampler_shmem_size(void);
+extern void sampler_shmem_init(void);
 
 /* an SQL function's check: errors out unless memprobe is preloaded */
 extern void sampler_require_preloaded(void);

@@ -67,8 +67,6 @@ typedef struct StatementShared
 
 static StatementShared *shared = NULL;
 
-static shmem_request_hook_type prev_shmem_request = NULL;
-static shmem_startup_hook_type prev_shmem_startup = NULL;
 
 uint64		statement_my_began = 0;
 uint64		statement_my_ended = 0;
@@ -90,22 +88,12 @@ statement_id_shmem_size(void)
 					mul_size(compat_proc_slot_count(), sizeof(StatementSlot)));
 }
 
-static void
-statement_id_shmem_request(void)
-{
-	if (prev_shmem_request)
-		prev_shmem_request();
-	RequestAddinShmemSpace(statement_id_shmem_size());
-}
-
-static void
-statement_id_shmem_startup(void)
+/* Attach to its shared memory, making it at server start (memprobe.c holds AddinShmemInitLock). */
+void
+statement_id_shmem_init(void)
 {
 	bool		found;
 
-	if (prev_shmem_startup)
-		prev_shmem_startup();
-	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
 	shared = ShmemInitStruct("memprobe_statement_id", statement_id_shmem_size(), &found);
 	if (!found)
 	{
@@ -118,7 +106,6 @@ statement_id_shmem_startup(void)
 			pg_atomic_init_u32(&shared->slots[i].changecount, 0);
 		}
 	}
-	LWLockRelease(AddinShmemInitLock);
 }
 
 /*
@@ -271,13 +258,4 @@ statement_fastpath_text(int procno, uint64 stmt, char *buf, Size len)
 			return true;
 	}
 	return false;
-}
-
-void
-statement_id_install_hooks(void)
-{
-	prev_shmem_request = shmem_request_hook;
-	shmem_request_hook = statement_id_shmem_request;
-	prev_shmem_startup = shmem_startup_hook;
-	shmem_startup_hook = statement_id_shmem_startup;
 }

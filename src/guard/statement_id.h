@@ -18,8 +18,9 @@
 #include "guard/data_cap.h"
 #include "guard/guard.h"
 
-extern void statement_id_install_hooks(void);
+/* shared memory (memprobe.c) */
 extern Size statement_id_shmem_size(void);
+extern void statement_id_shmem_init(void);
 
 /*
  * In the process: the identity of the last top-level statement it began,

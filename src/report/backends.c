@@ -171,8 +171,6 @@ typedef struct BackendsShared
 
 static BackendsShared *shared = NULL;
 
-static shmem_request_hook_type prev_shmem_request = NULL;
-static shmem_startup_hook_type prev_shmem_startup = NULL;
 
 /* This backend's state. */
 static BackendSlot *my_slot = NULL;
@@ -240,23 +238,12 @@ backends_shmem_size(void)
 	return shared_size();
 }
 
-static void
-backends_shmem_request(void)
-{
-	if (prev_shmem_request)
-		prev_shmem_request();
-	RequestAddinShmemSpace(shared_size());
-}
-
-static void
-backends_shmem_startup(void)
+/* Attach to its shared memory, making it at server start (memprobe.c holds AddinShmemInitLock). */
+void
+backends_shmem_init(void)
 {
 	bool		found;
 
-	if (prev_shmem_startup)
-		prev_shmem_startup();
-
-	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
 	shared = ShmemInitStruct("memprobe_backends", shared_size(), &found);
 	if (!found)
 	{
@@ -271,7 +258,6 @@ backends_shmem_startup(void)
 			pg_atomic_init_u32(&slot->changecount, 0);
 		}
 	}
-	LWLockRelease(AddinShmemInitLock);
 }
 
 /* ------------------------------------------------------------------------
@@ -819,13 +805,4 @@ backends_init(void)
 							"off (memprobe_backends still shows the three largest).",
 							&publish_contexts, 32, 0, 1000,
 							size_context, 0, NULL, NULL, NULL);
-}
-
-void
-backends_install_hooks(void)
-{
-	prev_shmem_request = shmem_request_hook;
-	shmem_request_hook = backends_shmem_request;
-	prev_shmem_startup = shmem_startup_hook;
-	shmem_startup_hook = backends_shmem_startup;
 }

@@ -12,8 +12,9 @@
 #define MEMPROBE_BACKENDS_H
 
 extern void backends_init(void);
-extern void backends_install_hooks(void);
+/* shared memory (memprobe.c) */
 extern Size backends_shmem_size(void);
+extern void backends_shmem_init(void);
 
 /*
  * Called at the end of every top-level statement (statements.c's hooks):

@@ -5,10 +5,11 @@
  *	  sequential scan, it also considers memprobe's (streamscan_exec.c), at
  *	  the same cost, and prefers it on that tie.
  *
- * set_rel_pathlist_hook runs after core has built a relation's paths.  For
- * each plain (non-partial) SeqScan path of a heap relation it inserts a
- * CustomPath that is a copy of it (rows, costs, parameterization, parallel
- * safety, target) just before it in the pathlist.  Path selection breaks
+ * memprobe's set_rel_pathlist hook (hooks.c) calls streamscan_add_paths
+ * after core has built a relation's paths.  For each plain (non-partial)
+ * SeqScan path of a heap relation it inserts a CustomPath that is a copy
+ * of it (rows, costs, parameterization, parallel safety, target) just
+ * before it in the pathlist.  Path selection breaks
  * cost ties in favour of the earlier path, so memprobe's scan is chosen
  * exactly where core would choose its seq scan and nowhere else: the plans
  * are core's plans with one node type changed.  The SeqScan path stays in
@@ -71,7 +72,6 @@ bool		streamscan_direct_projection = true;
 /* memprobe.streamscan_batch_quals */
 bool		streamscan_batch_quals = true;
 
-static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
 
 static Plan *streamscan_plan_path(PlannerInfo *root, RelOptInfo *rel,
 								  CustomPath *best_path, List *tlist,
@@ -147,15 +147,16 @@ has_seqscan_path(List *pathlist, bool parallel)
 	return false;
 }
 
-static void
-streamscan_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
-							RangeTblEntry *rte)
+/*
+ * streamscan_add_paths
+ *		After core has built a relation's paths (memprobe's set_rel_pathlist
+ *		hook, hooks.c): StreamScan's beside its Seq Scans.
+ */
+void
+streamscan_add_paths(PlannerInfo *root, RelOptInfo *rel, Index rti, RangeTblEntry *rte)
 {
 	List	   *pathlist = NIL;
 	ListCell   *lc;
-
-	if (prev_set_rel_pathlist_hook)
-		prev_set_rel_pathlist_hook(root, rel, rti, rte);
 
 	if (!streamscan_enabled || !memprobe_changes_plans())
 		return;
@@ -327,16 +328,4 @@ streamscan_init(void)
 							 NULL, NULL, NULL);
 
 	streamscan_exec_init();
-}
-
-/*
- * streamscan_install_hooks
- *		The path hook that offers StreamScan: only when memprobe is preloaded
- *		(memprobe.c).
- */
-void
-streamscan_install_hooks(void)
-{
-	prev_set_rel_pathlist_hook = set_rel_pathlist_hook;
-	set_rel_pathlist_hook = streamscan_set_rel_pathlist;
 }

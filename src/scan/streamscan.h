@@ -15,6 +15,7 @@
 #include "postgres.h"
 
 #include "nodes/extensible.h"
+#include "nodes/pathnodes.h"
 
 /* The custom scan's name: unique across extensions, shown by EXPLAIN. */
 #define STREAMSCAN_CUSTOM_NAME	"MemprobeStreamScan"
@@ -38,7 +39,8 @@ extern bool streamscan_batch_quals;
 extern const CustomScanMethods streamscan_scan_methods;
 
 extern void streamscan_init(void);
-extern void streamscan_install_hooks(void);
+extern void streamscan_add_paths(PlannerInfo *root, RelOptInfo *rel, Index rti,
+								RangeTblEntry *rte);
 extern void streamscan_exec_init(void);
 
 #endif							/* MEMPROBE_STREAMSCAN_H */

@@ -81,7 +81,6 @@
 /* memprobe.explain_storage */
 static bool explain_storage_enabled = true;
 
-static ProcessUtility_hook_type prev_process_utility = NULL;
 
 typedef enum OutputFormat
 {
@@ -1057,11 +1056,16 @@ explain_options(ExplainStmt *stmt, OutputFormat *format, bool *verbose)
 	return analyze;
 }
 
-static void
-explain_storage_process_utility(PlannedStmt *pstmt, const char *queryString,
-								bool readOnlyTree, ProcessUtilityContext context,
-								ParamListInfo params, QueryEnvironment *queryEnv,
-								DestReceiver *dest, QueryCompletion *qc)
+/*
+ * explain_storage_begin
+ *		Before a utility statement runs (memprobe's ProcessUtility hook,
+ *		hooks.c): for an EXPLAIN ANALYZE whose output gets the Storage
+ *		lines, hold its output in *dest until its plan is printed, and
+ *		return the frame explain_storage_end takes when it is over (even by
+ *		an error); else NULL, *dest unchanged.
+ */
+struct ExplainFrame *
+explain_storage_begin(PlannedStmt *pstmt, DestReceiver **dest)
 {
 	Node	   *parsetree = pstmt->utilityStmt;
 	OutputFormat format;
@@ -1071,16 +1075,8 @@ explain_storage_process_utility(PlannedStmt *pstmt, const char *queryString,
 	MemoryContext cxt;
 
 	if (!explain_storage_enabled || !IsA(parsetree, ExplainStmt) ||
-		!explain_options((ExplainStmt *) parsetree, &format, &verbose) || dest == NULL)
-	{
-		if (prev_process_utility)
-			prev_process_utility(pstmt, queryString, readOnlyTree, context,
-								 params, queryEnv, dest, qc);
-		else
-			standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
-									params, queryEnv, dest, qc);
-		return;
-	}
+		!explain_options((ExplainStmt *) parsetree, &format, &verbose) || *dest == NULL)
+		return NULL;
 
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "memprobe EXPLAIN storage",
 								ALLOCSET_SMALL_SIZES);
@@ -1094,26 +1090,21 @@ explain_storage_process_utility(PlannedStmt *pstmt, const char *queryString,
 	holding->pub.rStartup = holding_startup;
 	holding->pub.rShutdown = holding_shutdown;
 	holding->pub.rDestroy = holding_destroy;
-	holding->pub.mydest = dest->mydest;
-	holding->inner = dest;
+	holding->pub.mydest = (*dest)->mydest;
+	holding->inner = *dest;
 	holding->frame = frame;
 
 	explain_storage_current_frame = frame;
-	PG_TRY();
-	{
-		if (prev_process_utility)
-			prev_process_utility(pstmt, queryString, readOnlyTree, context,
-								 params, queryEnv, &holding->pub, qc);
-		else
-			standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
-									params, queryEnv, &holding->pub, qc);
-	}
-	PG_FINALLY();
-	{
-		explain_storage_current_frame = frame->outer;
-		MemoryContextDelete(cxt);
-	}
-	PG_END_TRY();
+	*dest = &holding->pub;
+	return frame;
+}
+
+/* The EXPLAIN explain_storage_begin held the output of is over. */
+void
+explain_storage_end(struct ExplainFrame *frame)
+{
+	explain_storage_current_frame = frame->outer;
+	MemoryContextDelete(frame->cxt);
 }
 
 void
@@ -1124,13 +1115,6 @@ explain_storage_init(void)
 							 "memprobe adds the lines to EXPLAIN's output on PostgreSQL 15 and 17; "
 							 "18 prints them itself.",
 							 &explain_storage_enabled, true, PGC_USERSET, 0, NULL, NULL, NULL);
-}
-
-void
-explain_storage_install_hooks(void)
-{
-	prev_process_utility = ProcessUtility_hook;
-	ProcessUtility_hook = explain_storage_process_utility;
 }
 
 #else							/* PostgreSQL 18: core prints them */
@@ -1146,12 +1130,18 @@ explain_storage_init(void)
 							 NULL, &explain_storage_enabled, true, PGC_USERSET, 0, NULL, NULL, NULL);
 }
 
-void
-explain_storage_install_hooks(void)
+struct ExplainFrame *explain_storage_current_frame = NULL;
+
+struct ExplainFrame *
+explain_storage_begin(PlannedStmt *pstmt, DestReceiver **dest)
 {
+	return NULL;
 }
 
-struct ExplainFrame *explain_storage_current_frame = NULL;
+void
+explain_storage_end(struct ExplainFrame *frame)
+{
+}
 
 void
 explain_storage_query_started(QueryDesc *queryDesc, int eflags)

@@ -12,9 +12,14 @@
 #define MEMPROBE_EXPLAIN_STORAGE_H
 
 #include "executor/execdesc.h"
+#include "nodes/plannodes.h"
+#include "tcop/dest.h"
 
 extern void explain_storage_init(void);
-extern void explain_storage_install_hooks(void);
+
+/* around a utility statement (memprobe's ProcessUtility hook, hooks.c) */
+extern struct ExplainFrame *explain_storage_begin(PlannedStmt *pstmt, DestReceiver **dest);
+extern void explain_storage_end(struct ExplainFrame *frame);
 
 /* the innermost EXPLAIN ANALYZE memprobe wrapped that is running, or NULL (always on 18) */
 extern struct ExplainFrame *explain_storage_current_frame;
