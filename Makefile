@@ -40,6 +40,8 @@ OBJS = \
 	src/report/backends.o \
 	src/guard/sampler.o \
 	src/guard/guard.o \
+	src/guard/available_memory.o \
+	src/guard/cancel.o \
 	src/guard/data_cap.o \
 	src/guard/statement_id.o \
 	src/guard/query_dsm.o \

@@ -4,10 +4,11 @@
  *	  The memory guard: after each sample (sampler.c) it cancels the running
  *	  statement of a process whose private memory passed
  *	  memprobe.backend_memory_limit, and, when the memory the kernel still
- *	  gives the server falls below memprobe.min_available_memory, the
- *	  statement of the process holding the most, one at a time, so that a
- *	  runaway statement fails with "out of memory" before the kernel's OOM
- *	  killer kills a backend and the postmaster restarts every session.
+ *	  gives the server (available_memory.c) falls below
+ *	  memprobe.min_available_memory, the statement of the process holding
+ *	  the most, one at a time, so that a runaway statement fails with "out
+ *	  of memory" before the kernel's OOM killer kills a backend and the
+ *	  postmaster restarts every session.
  *
  * Only client backends' and parallel workers' statements are cancelled (a
  * worker's cancel fails its leader's query); walsenders, autovacuum,
@@ -23,28 +24,14 @@
  * the cancel is capped (data_cap.c).
  *
  * How a statement is cancelled: the sampler writes the reason and figures
- * into the process's slot here (by PGPROC number, under a change counter),
- * then sends it SIGINT, as pg_cancel_backend() does.  The process fails
- * with core's query cancel; where a PL/pgSQL handler or a savepoint could
- * catch that before the top level (guard_cancel_needs_handler), memprobe's
- * planner, executor and utility hooks catch it first
- * (guard_translate_cancel) and, when the slot names the statement that
- * was running, raise in its place ERRCODE_OUT_OF_MEMORY (53200) with the
- * guard's message, so that clients, logs and PL/pgSQL handlers see what
- * happened.  Everywhere else (a client's own statement outside any
- * subtransaction, and places no hook covers) the emit_log_hook
- * (guard_emit_log) does the same before the error is reported.  A cancel
- * is sent only if the statement sampled is still the one running
- * (statement_still_running), so that it does not fail the next statement
- * with core's "canceling statement due to user request"; and the server
- * log has the guard's LOG line either way.
- *
- * "The memory the kernel still gives": when the postmaster runs in a memory
- * cgroup with a limit (cgroup v2 memory.max, v1 memory.limit_in_bytes, on
- * its own cgroup or an ancestor), the smallest over those cgroups of the
- * limit minus the working set (usage less the inactive file cache from
- * memory.stat, as container runtimes compute it: the kernel reclaims that
- * cache before it kills); otherwise MemAvailable from /proc/meminfo.
+ * into the process's slot (cancel.h: by PGPROC number, under a change
+ * counter), then sends it SIGINT, as pg_cancel_backend() does; in the
+ * process, core's query cancel becomes the guard's error, 53200 (cancel.c,
+ * and the emit_log_hook, guard_log_emitting).  A cancel is sent only if the
+ * statement sampled is still the one running (statement_still_running), so
+ * that it does not fail the next statement with core's "canceling statement
+ * due to user request"; and the server log has the guard's LOG line either
+ * way.
  *
  * What the guard sees is readable from SQL (memprobe_guard): at each sample
  * the sampler publishes the available memory (computed whether or not
@@ -67,7 +54,6 @@
 #include <signal.h>
 
 #include "access/htup_details.h"
-#include "access/xact.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "pgstat.h"
@@ -82,6 +68,8 @@
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
+#include "guard/available_memory.h"
+#include "guard/cancel.h"
 #include "guard/data_cap.h"
 #include "guard/guard.h"
 #include "guard/sampler.h"
@@ -94,42 +82,6 @@
 /* memprobe.backend_memory_limit, memprobe.min_available_memory (kB; 0: off) */
 static int	backend_limit_kb = 0;
 static int	min_available_kb = 0;
-
-typedef enum GuardReason
-{
-	GUARD_BACKEND_LIMIT,
-	GUARD_MIN_AVAILABLE,
-	GUARD_REASONS
-} GuardReason;
-
-/* Why the guard cancelled a process's statement (by PGPROC number). */
-typedef struct GuardSlot
-{
-	pg_atomic_uint32 changecount;	/* odd while the sampler writes it */
-	int			pid;
-	uint64		stmt;			/* the statement cancelled (statement_id.h) */
-	int			reason;			/* GuardReason */
-	int64		figure;			/* the process's memory, or the available memory */
-	int64		limit;			/* the setting's value, bytes */
-	int64		held;			/* the process's memory (GUARD_MIN_AVAILABLE) */
-	TimestampTz sent_at;		/* when the sampler sent the cancel */
-} GuardSlot;
-
-/* Where available_memory()'s figure comes from; memprobe_guard shows the name. */
-typedef enum AvailableSource
-{
-	AVAILABLE_UNKNOWN,
-	AVAILABLE_CGROUP_V1,
-	AVAILABLE_CGROUP_V2,
-	AVAILABLE_MEMAVAILABLE
-} AvailableSource;
-
-static const char *const available_source_names[] = {
-	[AVAILABLE_UNKNOWN] = NULL,
-	[AVAILABLE_CGROUP_V1] = "cgroup v1",
-	[AVAILABLE_CGROUP_V2] = "cgroup v2",
-	[AVAILABLE_MEMAVAILABLE] = "MemAvailable",
-};
 
 /* What the guard saw at one sample, as memprobe_guard shows it. */
 typedef struct GuardSample
@@ -194,7 +146,7 @@ guard_shmem_init(void)
  * ------------------------------------------------------------------------
  */
 
-static char *
+char *
 size_text(int64 bytes)
 {
 	if (bytes >= INT64CONST(1024) * 1024 * 1024)
@@ -210,7 +162,7 @@ size_text(int64 bytes)
  * MB)"), both get as many decimals as it takes in their common unit (up to
  * three), or else are shown in bytes.
  */
-static void
+void
 size_texts_apart(int64 figure, int64 setting, char **figure_text, char **setting_text)
 {
 	double		unit = 1024.0;
@@ -242,155 +194,16 @@ size_texts_apart(int64 figure, int64 setting, char **figure_text, char **setting
 }
 
 /* ------------------------------------------------------------------------
- * Available memory.
+ * The cancel slots, for the cancelled process (cancel.c).
  * ------------------------------------------------------------------------
  */
 
-/* The first number in file path (after key, if given), or -1. */
-static int64
-read_number(const char *path, const char *key)
+GuardSlot *
+guard_slot(int procno)
 {
-	FILE	   *f = AllocateFile(path, "r");
-	char		line[256];
-	int64		value = -1;
-	size_t		keylen = key ? strlen(key) : 0;
-
-	if (f == NULL)
-		return -1;
-	while (fgets(line, sizeof(line), f) != NULL)
-	{
-		char	   *p = line;
-
-		if (key != NULL)
-		{
-			if (strncmp(line, key, keylen) != 0 || (line[keylen] != ' ' && line[keylen] != ':'))
-				continue;
-			p = line + keylen + 1;
-		}
-		if (strncmp(p, "max", 3) == 0)
-			value = PG_INT64_MAX;	/* cgroup v2: no limit */
-		else
-			value = strtoi64(p, NULL, 10);
-		break;
-	}
-	FreeFile(f);
-	return value;
-}
-
-/*
- * The postmaster's memory cgroup directory (v1's memory hierarchy if there
- * is one, else v2's) into dir, and whether it is v2; false if none.
- */
-static bool
-postmaster_cgroup(char *dir, size_t len, bool *v2)
-{
-	char		path[64];
-	char		line[MAXPGPATH];
-	FILE	   *f;
-	bool		found = false;
-
-	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int) PostmasterPid);
-	if ((f = AllocateFile(path, "r")) == NULL)
-		return false;
-	while (fgets(line, sizeof(line), f) != NULL)
-	{
-		char	   *controllers = strchr(line, ':');
-		char	   *cgpath = controllers ? strchr(controllers + 1, ':') : NULL;
-
-		if (cgpath == NULL)
-			continue;
-		*cgpath++ = '\0';
-		cgpath[strcspn(cgpath, "\n")] = '\0';
-		controllers++;
-		if (strstr(controllers, "memory") != NULL)
-		{
-			snprintf(dir, len, "/sys/fs/cgroup/memory%s", cgpath);
-			*v2 = false;
-			found = true;
-			break;
-		}
-		if (controllers[0] == '\0' && strncmp(line, "0", 1) == 0)
-		{
-			snprintf(dir, len, "/sys/fs/cgroup%s", cgpath);
-			*v2 = true;
-			found = true;		/* keep looking for a v1 memory line */
-		}
-	}
-	FreeFile(f);
-	/* "/sys/fs/cgroup/" and "/sys/fs/cgroup/memory/": drop the trailing slash */
-	if (found && dir[strlen(dir) - 1] == '/')
-		dir[strlen(dir) - 1] = '\0';
-	return found;
-}
-
-/*
- * The memory the kernel still gives the server, in bytes, where the figure
- * comes from, and the memory it is taken from (*total: the cgroup limit that
- * gave the smallest figure, or MemTotal); -1 (and AVAILABLE_UNKNOWN) if it
- * cannot be known.
- */
-static int64
-available_memory(AvailableSource *source, int64 *total)
-{
-	char		dir[MAXPGPATH];
-	char		path[MAXPGPATH + 32];
-	bool		v2;
-	int64		best = -1;
-
-	*source = AVAILABLE_UNKNOWN;
-	*total = -1;
-	if (postmaster_cgroup(dir, sizeof(dir), &v2))
-	{
-		const char *root = v2 ? "/sys/fs/cgroup" : "/sys/fs/cgroup/memory";
-
-		for (;;)
-		{
-			int64		limit,
-						usage,
-						inactive;
-
-			snprintf(path, sizeof(path), "%s/%s", dir, v2 ? "memory.max" : "memory.limit_in_bytes");
-			limit = read_number(path, NULL);
-			/* v1 says "no limit" with a page-rounded PG_INT64_MAX */
-			if (limit > 0 && limit < (INT64CONST(1) << 60))
-			{
-				snprintf(path, sizeof(path), "%s/%s", dir, v2 ? "memory.current" : "memory.usage_in_bytes");
-				usage = read_number(path, NULL);
-				snprintf(path, sizeof(path), "%s/memory.stat", dir);
-				inactive = read_number(path, v2 ? "inactive_file" : "total_inactive_file");
-				if (usage >= 0)
-				{
-					int64		avail = limit - (usage - Max(inactive, 0));
-
-					if (best < 0 || avail < best)
-					{
-						best = avail;
-						*total = limit;
-						*source = v2 ? AVAILABLE_CGROUP_V2 : AVAILABLE_CGROUP_V1;
-					}
-				}
-			}
-			if (strlen(dir) <= strlen(root))
-				break;
-			*strrchr(dir, '/') = '\0';
-		}
-	}
-	if (best < 0)
-	{
-		int64		kb = read_number("/proc/meminfo", "MemAvailable");
-
-		if (kb >= 0)
-		{
-			int64		total_kb = read_number("/proc/meminfo", "MemTotal");
-
-			best = kb * 1024;
-			*total = total_kb >= 0 ? total_kb * 1024 : -1;
-			*source = AVAILABLE_MEMAVAILABLE;
-		}
-	}
-	if (best < 0)
-		*source = AVAILABLE_UNKNOWN;
-	return Max(best, -1);
+	if (shared == NULL || procno < 0 || procno >= shared->nslots)
+		return NULL;
+	return &shared->slots[procno];
 }
 
 /* ------------------------------------------------------------------------
@@ -1247,231 +1060,6 @@ forget_states(GuardCandidate *candidates, int n)
 		if (c != NULL && c->between_bytes >= 0 &&
 			c->between_bytes < (int64) backend_limit_kb * 1024 / ADDED_SHARE)
 			gs->between_warned = false;
-	}
-}
-
-/*
- * The statement (statement_id.h) at which the running top-level query's
- * executor started, or 0.  Each Execute message of a portal run in several
- * is a statement of its own, and the sampler names the one it saw; its
- * cancel can reach the process just after the next Execute began (a cancel
- * that arrives while the backend waits for the client is ignored by core,
- * one that arrives after it has read the message is not).  It was still
- * meant for this query: any statement from the query's first on is.
- */
-uint64		guard_query_first_stmt = 0;
-
-/*
- * The transaction nesting level the query started at: a query that fails
- * never reaches ExecutorEnd, and a start left behind would make a later
- * statement's cancel by someone else (pg_cancel_backend) look like the
- * guard's for an earlier one; so the abort of the (sub)transaction it
- * started in forgets it too.  A PL/pgSQL exception block inside the query
- * aborts a subtransaction a level deeper, which does not.
- */
-int			guard_query_level = 0;
-
-/*
- * Subtransactions open, GetCurrentTransactionNestLevel() - 1 (guard.h), kept
- * by the transaction callbacks so that guard_cancel_needs_handler makes no
- * call at every statement.  Taken from core at each event, not counted:
- * during START_SUB the new subtransaction is the current one, during
- * COMMIT_SUB and ABORT_SUB the one ending still is (so a subtransaction whose
- * start failed before its START_SUB, and is aborted, leaves it right); none
- * is left when the transaction ends.
- */
-int			guard_subxacts_open = 0;
-
-/* A subtransaction event (memprobe's subtransaction callback, hooks.c). */
-void
-guard_subxact_event(SubXactEvent event)
-{
-	if (event == SUBXACT_EVENT_ABORT_SUB && guard_query_first_stmt != 0 &&
-		GetCurrentTransactionNestLevel() <= guard_query_level)
-		guard_top_level_query_ended();
-	if (event == SUBXACT_EVENT_START_SUB)
-		guard_subxacts_open = GetCurrentTransactionNestLevel() - 1;
-	else if (event == SUBXACT_EVENT_COMMIT_SUB || event == SUBXACT_EVENT_ABORT_SUB)
-		guard_subxacts_open = GetCurrentTransactionNestLevel() - 2;
-}
-
-/* ------------------------------------------------------------------------
- * Failing, in the cancelled process.
- * ------------------------------------------------------------------------
- */
-
-/*
- * This process's slot, read whole even while the sampler writes it: the
- * sampler may write it again at every sample (a portal's next Execute is a
- * new statement, cancelled again), and on a busy machine it can be taken
- * off the CPU between the two halves of a write, so a reader that gave up
- * after a burst of tries would leave the guard's cancel as core's 57014
- * (seen in CI: 2 runs of 20).  Bursts of tries with 100us pauses, up to
- * about 50ms: this runs only in an error handler.
- */
-static bool
-read_slot_patiently(GuardSlot *slot, GuardSlot *copy)
-{
-	for (int round = 0; round < 500; round++)
-	{
-		if (changecount_read(&slot->changecount, slot, copy, sizeof(*copy), 100))
-			return true;
-		pg_usleep(100L);
-	}
-	return false;
-}
-
-/*
- * A guard cancel sent for a statement that ended before it arrived lands
- * in the next: the sampler checks that the statement still runs, then
- * sends the signal, and a statement can end in between (CI: 1 client error
- * in 94 under pgbench -M extended at 10ms samples was core's 57014).  Such
- * a cancel, not yet taken by the statement it was meant for, arriving
- * within LATE_CANCEL_MS of being sent, is still the guard's.  Someone
- * else's cancel after a guard cancel that was taken (a PL/pgSQL handler
- * caught it) is not.
- */
-#define LATE_CANCEL_MS	200
-
-/* the last statement whose guard cancel this process took */
-static uint64 taken_stmt = 0;
-
-/*
- * Is the query cancel being raised the guard's?  Yes when this process's
- * slot names it and the statement it cancelled is the one running (or, for
- * a portal run by several Execute messages, one of this query's), or an
- * earlier one whose cancel arrived late; then copy holds the slot.
- */
-static bool
-cancel_is_guards(GuardSlot *copy)
-{
-	int			procno = compat_my_proc_number();
-
-	if (shared == NULL || MyBEEntry == NULL || procno < 0 || procno >= shared->nslots)
-		return false;
-	if (!read_slot_patiently(&shared->slots[procno], copy) || copy->pid != MyProcPid ||
-		copy->stmt > statement_my_began)
-		return false;
-	return copy->stmt == statement_my_began ||
-		(guard_query_first_stmt != 0 && copy->stmt >= guard_query_first_stmt) ||
-		(copy->stmt != taken_stmt &&
-		 !TimestampDifferenceExceeds(copy->sent_at, GetCurrentTimestamp(), LATE_CANCEL_MS));
-}
-
-/*
- * Core's error for a cancel by signal (SIGINT, what the guard sends), not
- * one for a statement or lock timeout: by its untranslated message.
- */
-static bool
-is_cancel_by_signal(const ErrorData *edata)
-{
-	return edata->elevel == ERROR &&
-		edata->sqlerrcode == ERRCODE_QUERY_CANCELED &&
-		edata->message_id != NULL &&
-		strcmp(edata->message_id, "canceling statement due to user request") == 0;
-}
-
-/* The guard's error for the cancel in slot: message, detail and hint, palloc'd. */
-static void
-guard_error_texts(const GuardSlot *slot, char **message, char **detail, char **hint)
-{
-	char	   *figure_text,
-			   *limit_text;
-
-	size_texts_apart(slot->figure, slot->limit, &figure_text, &limit_text);
-	if (slot->reason == GUARD_BACKEND_LIMIT)
-	{
-		*message = psprintf("canceling statement because backend memory %s exceeded memprobe.backend_memory_limit (%s)",
-							figure_text, limit_text);
-		*detail = pstrdup("memprobe's memory guard cancelled the statement; the session can go on.");
-		*hint = pstrdup("Lower the statement's memory (work_mem, hash_mem_multiplier, or fewer rows at a time), or raise memprobe.backend_memory_limit.");
-	}
-	else
-	{
-		*message = psprintf("canceling statement because the server's available memory %s fell below memprobe.min_available_memory (%s)",
-							figure_text, limit_text);
-		*detail = psprintf("This process held the most memory, %s; memprobe's memory guard cancelled its statement so that the server would not run out.",
-						   size_text(slot->held));
-		*hint = pstrdup("Run it again when more memory is free, lower its memory (work_mem, hash_mem_multiplier), or give the server more memory.");
-	}
-}
-
-void
-guard_translate_cancel(MemoryContext cxt)
-{
-	MemoryContext at_error;
-	GuardSlot	copy;
-	ErrorData  *edata;
-	bool		cancel;
-	char	   *message,
-			   *detail,
-			   *hint;
-
-	if (!cancel_is_guards(&copy))
-		return;
-
-	/* the cancel of the statement the guard meant: which error is this? */
-	at_error = MemoryContextSwitchTo(cxt);
-	edata = CopyErrorData();
-	cancel = is_cancel_by_signal(edata);
-	FreeErrorData(edata);
-	if (!cancel)
-	{
-		MemoryContextSwitchTo(at_error);
-		return;
-	}
-	FlushErrorState();
-
-	taken_stmt = copy.stmt;
-	guard_error_texts(&copy, &message, &detail, &hint);
-	ereport(ERROR,
-			errcode(ERRCODE_OUT_OF_MEMORY),
-			errmsg_internal("%s", message),
-			errdetail_internal("%s", detail),
-			errhint("%s", hint));
-}
-
-/*
- * guard_log_emitting
- *		At emit_log_hook (hooks.c), before the rest of its chain: the
- *		guard's cancel caught nowhere else.
- *
- * That is a client's own statement outside any subtransaction, planned and run
- * without a handler of memprobe's (guard_cancel_needs_handler); and core
- * checks for a cancel at places outside any hook: exec_execute_message() does just
- * before it runs the portal, after it has read the Execute message, marked
- * the statement running and written log_statement's line.  A cancel the
- * sampler sent for a portal's previous Execute that lands there (CI on 15:
- * 2 portal runs in 20, each after dozens of cancels that arrived while the
- * backend waited for the client, which core ignores) fails the query with
- * core's 57014 before memprobe's executor hook runs.  Here, the last place
- * before the error reaches the log and the client, it becomes the guard's.
- *
- * Core's comment on this hook calls changes other than output_to_server
- * unsupported; this one changes the error code and the three texts, all
- * allocated in the error's own context (the current one here), before
- * either output reads them, which is what the client and the log then see.
- * A PL/pgSQL handler or savepoint catches errors before they are reported,
- * which is why the executor, utility and planner hooks translate the
- * cancels raised where one could, and only an error that reaches the top
- * level unchanged comes here.  A server whose log_min_messages is above
- * ERROR (or LOG) calls no emit_log_hook for it: then the hooks translate
- * every cancel themselves, and only one raised where no hook runs reaches
- * the client as 57014.
- */
-void
-guard_log_emitting(ErrorData *edata)
-{
-	GuardSlot	copy;
-
-	MEMPROBE_INJECTION_LOG_DELAY(edata);
-	if (is_cancel_by_signal(edata) && cancel_is_guards(&copy))
-	{
-		edata->sqlerrcode = ERRCODE_OUT_OF_MEMORY;
-		taken_stmt = copy.stmt;
-		guard_error_texts(&copy, &edata->message, &edata->detail, &edata->hint);
-		edata->message_id = edata->message;
-		edata->detail_log = NULL;
 	}
 }
 

@@ -4,7 +4,8 @@
  *	  The memory guard: cancels the statement of a process whose private
  *	  memory passes memprobe.backend_memory_limit, or of the largest one when
  *	  the memory left to the server falls below memprobe.min_available_memory
- *	  (guard.c).
+ *	  (guard.c); in that process, the cancel's translation into the guard's
+ *	  error (cancel.c).
  *
  * Copyright (c) 2026, The memprobe Developers
  *
@@ -58,17 +59,27 @@ extern void guard_after_sample(GuardCandidate *candidates, int n, TimestampTz sa
 extern int64 guard_sample_step_us(int64 interval_us);
 
 /*
+ * Sizes as the guard's messages show them ("2.1 GB", "512 MB", "900 kB"),
+ * and a figure and the setting it is compared with, told apart where both
+ * would read the same (guard.c; cancel.c's error too).
+ */
+extern char *size_text(int64 bytes);
+extern void size_texts_apart(int64 figure, int64 setting, char **figure_text,
+							 char **setting_text);
+
+/*
  * In a backend or parallel worker, from an error handler: if the error is
  * the query cancel the guard sent to this process's running statement,
  * replace it with the guard's out-of-memory error (does not return then).
  * cxt: a memory context the handler may allocate in (not ErrorContext).
+ * (cancel.c)
  */
 extern void guard_translate_cancel(MemoryContext cxt);
 
-/* at emit_log_hook (hooks.c) */
+/* at emit_log_hook (hooks.c): the guard's cancel caught nowhere else (cancel.c) */
 extern void guard_log_emitting(ErrorData *edata);
 
-/* Subtransactions open now (guard.c's transaction callbacks keep it). */
+/* Subtransactions open now (kept by guard_xact_event and cancel.c's guard_subxact_event). */
 extern int	guard_subxacts_open;
 
 /*
@@ -118,7 +129,7 @@ extern void guard_warn_if_sampling_off(void);
  * In a backend, from the executor's hooks at the top level: a query starts
  * (ExecutorStart) or ends (ExecutorEnd).  A portal run by several Execute
  * messages is one query over several statements (statement_id.h); the
- * guard's cancel of one of them is still meant for the query.
+ * guard's cancel of one of them is still meant for the query (cancel.c).
  */
 extern uint64 guard_query_first_stmt;
 extern int	guard_query_level;
@@ -147,7 +158,7 @@ guard_xact_event(void)
 	guard_subxacts_open = 0;
 }
 
-/* A subtransaction event (memprobe's subtransaction callback, hooks.c). */
+/* A subtransaction event (memprobe's subtransaction callback, hooks.c; cancel.c). */
 extern void guard_subxact_event(SubXactEvent event);
 
 #endif							/* MEMPROBE_GUARD_H */
