@@ -31,6 +31,7 @@ OBJS = \
 	src/store/material_mergejoin.o \
 	src/store/stores.o \
 	src/store/explain_storage.o \
+	src/store/explain_storage_walk.o \
 	src/report/contexts.o \
 	src/report/statements.o \
 	src/report/statements_table.o \

@@ -2,7 +2,8 @@
  *
  * explain_storage.h
  *	  PostgreSQL 18's EXPLAIN ANALYZE Storage lines for core's store-keeping
- *	  nodes on 15 and 17 (explain_storage.c).
+ *	  nodes on 15 and 17 (explain_storage.c; the plan walk at ExecutorEnd,
+ *	  explain_storage_walk.c).
  *
  * Copyright (c) 2026, The memprobe Developers
  *
