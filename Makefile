@@ -40,6 +40,7 @@ OBJS = \
 	src/report/statement_log.o \
 	src/report/backends.o \
 	src/guard/sampler.o \
+	src/guard/sampler_readers.o \
 	src/guard/guard.o \
 	src/guard/available_memory.o \
 	src/guard/cancel.o \

@@ -34,7 +34,8 @@
  * process's statement peak lives in a slot of its own (by PGPROC number)
  * under a change counter, so that the process itself can read it at the end
  * of its statement with a few loads.  The history is a ring whose readers
- * keep only the entries no write overtook while they copied.
+ * keep only the entries no write overtook while they copied.  The readers
+ * are in sampler_readers.c, the layout they share in sampler_shmem.h.
  *
  * Copyright (c) 2026, The memprobe Developers
  *
@@ -46,8 +47,6 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "catalog/pg_authid.h"
-#include "funcapi.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "port/atomics.h"
@@ -57,9 +56,7 @@
 #include "storage/latch.h"
 #include "storage/proc.h"
 #include "storage/shmem.h"
-#include "utils/acl.h"
 #include "utils/backend_status.h"
-#include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
@@ -69,10 +66,10 @@
 #include "guard/last_samples.h"
 #include "guard/query_dsm.h"
 #include "guard/sampler.h"
+#include "guard/sampler_shmem.h"
 #include "guard/statement_id.h"
 #include "shared/changecount.h"
 #include "shared/compat.h"
-#include "shared/stats_privileges.h"
 
 PGDLLEXPORT void memprobe_sampler_main(Datum main_arg);
 
@@ -83,74 +80,9 @@ static double sample_interval = 1000;
 static int	history_size = 4096;
 static int	history_min_kb = 64 * 1024;
 
-/* One process at one sample, as memprobe_backends shows it. */
-typedef struct ProcSample
-{
-	int			pid;
-	int			leader_pid;		/* parallel leader, or 0 */
-	int			backend_type;	/* BackendType */
-	int			bgw_type;		/* a background worker's type: bgw_types[bgw_type - 1], or 0 */
-	Oid			userid;
-	int			state;			/* BackendState */
-	uint64		queryid;		/* the statement running, or 0 */
-	TimestampTz stmt_start;		/* its start, or 0 when idle */
-	uint64		stmt;			/* its identity (statement_id.h), or 0 when idle */
-	int64		private_bytes;
-	int64		max_private_bytes;	/* since the process started */
-	int64		stmt_peak;		/* most during the statement (leader: with workers) */
-} ProcSample;
+/* the layout: sampler_shmem.h */
+SamplerShared *sampler_shared = NULL;
 
-/* One published sample of every process. */
-typedef struct SampleSet
-{
-	int			nrows;
-	TimestampTz sampled_at;
-	ProcSample	rows[FLEXIBLE_ARRAY_MEMBER];
-} SampleSet;
-
-/* A process's statement peak, read by the process itself (by PGPROC number). */
-typedef struct PeakSlot
-{
-	pg_atomic_uint32 changecount;	/* odd while the sampler writes it */
-	int			pid;
-	uint64		stmt;			/* statement_id.h */
-	int64		stmt_peak;
-} PeakSlot;
-
-typedef struct HistoryEntry
-{
-	TimestampTz sampled_at;
-	int			pid;
-	int			backend_type;
-	int			bgw_type;		/* as ProcSample's */
-	uint64		queryid;
-	int64		private_bytes;
-} HistoryEntry;
-
-/*
- * The types of the background workers seen (bgw_type: "logical replication
- * launcher", "parallel worker", an extension's), named as pg_stat_activity
- * names them.  Written by the sampler only, each name once and never
- * changed: a name is complete before the count that covers it is raised.
- */
-#define MAX_BGW_TYPES 32
-
-typedef struct SamplerShared
-{
-	pg_atomic_uint64 generation;	/* sets published; the last is sets[gen % 2] */
-	pg_atomic_uint64 history_next;	/* history entries ever written */
-	int			nslots;			/* rows a set holds; peak slots */
-	int			history_size;
-	Size		set_size;
-	pg_atomic_uint32 nbgw_types;
-	char		bgw_types[MAX_BGW_TYPES][BGW_MAXLEN];
-	char		data[FLEXIBLE_ARRAY_MEMBER];	/* two sets, the peak slots, the history */
-} SamplerShared;
-
-static SamplerShared *shared = NULL;
-
-
-#define READ_RETRIES 100
 
 /* ------------------------------------------------------------------------
  * Shared memory.
@@ -174,42 +106,23 @@ sampler_shmem_size(void)
 	return size;
 }
 
-static inline SampleSet *
-set_at(uint64 generation)
-{
-	return (SampleSet *) (shared->data + (generation % 2) * shared->set_size);
-}
-
-static inline PeakSlot *
-peak_slots(void)
-{
-	return (PeakSlot *) (shared->data + 2 * shared->set_size);
-}
-
-static inline HistoryEntry *
-history_ring(void)
-{
-	return (HistoryEntry *) (shared->data + 2 * shared->set_size +
-							 MAXALIGN(shared->nslots * sizeof(PeakSlot)));
-}
-
 /* Attach to its shared memory, making it at server start (memprobe.c holds AddinShmemInitLock). */
 void
 sampler_shmem_init(void)
 {
 	bool		found;
 
-	shared = ShmemInitStruct("memprobe_sampler", sampler_shmem_size(), &found);
+	sampler_shared = ShmemInitStruct("memprobe_sampler", sampler_shmem_size(), &found);
 	if (!found)
 	{
-		memset(shared, 0, sampler_shmem_size());
-		pg_atomic_init_u64(&shared->generation, 0);
-		pg_atomic_init_u64(&shared->history_next, 0);
-		pg_atomic_init_u32(&shared->nbgw_types, 0);
-		shared->nslots = compat_proc_slot_count();
-		shared->history_size = history_size;
-		shared->set_size = set_size(shared->nslots);
-		for (int i = 0; i < shared->nslots; i++)
+		memset(sampler_shared, 0, sampler_shmem_size());
+		pg_atomic_init_u64(&sampler_shared->generation, 0);
+		pg_atomic_init_u64(&sampler_shared->history_next, 0);
+		pg_atomic_init_u32(&sampler_shared->nbgw_types, 0);
+		sampler_shared->nslots = compat_proc_slot_count();
+		sampler_shared->history_size = history_size;
+		sampler_shared->set_size = set_size(sampler_shared->nslots);
+		for (int i = 0; i < sampler_shared->nslots; i++)
 			pg_atomic_init_u32(&peak_slots()[i].changecount, 0);
 	}
 }
@@ -250,6 +163,25 @@ static char *fastpath_texts = NULL;	/* by row: a fast-path call's, which core do
 static bool proc_readable = true;
 
 /*
+ * Nothing known yet of the process a state is for: a pid seen for the first
+ * time (proc_start 0 until its status entry is read), or a new process with
+ * a pid seen before (proc_start its start).
+ */
+static void
+proc_state_reset(ProcState *ps, TimestampTz proc_start)
+{
+	ps->proc_start = proc_start;
+	ps->max_private = 0;
+	ps->last_private = -1;
+	ps->between = -1;
+	ps->stmt = 0;
+	ps->stmt_queryid = 0;
+	ps->stmt_peak = 0;
+	memset(&ps->dsm, 0, sizeof(ps->dsm));
+	ps->bgw_type_known = false;
+}
+
+/*
  * Resident anonymous memory of pid in bytes (statm's resident minus shared,
  * in pages), or -1 if the process is gone or cannot be read.
  */
@@ -288,7 +220,7 @@ private_bytes_of(int pid)
 static void
 note_procs(void)
 {
-	for (uint32 i = 0; i < ProcGlobal->allProcCount && i < (uint32) shared->nslots; i++)
+	for (uint32 i = 0; i < ProcGlobal->allProcCount && i < (uint32) sampler_shared->nslots; i++)
 	{
 		PGPROC	   *proc = &ProcGlobal->allProcs[i];
 		int			pid = proc->pid;
@@ -300,17 +232,7 @@ note_procs(void)
 			continue;
 		ps = hash_search(proc_states, &pid, HASH_ENTER, &found);
 		if (!found)
-		{
-			ps->proc_start = 0;
-			ps->max_private = 0;
-			ps->last_private = -1;
-			ps->between = -1;
-			ps->stmt = 0;
-			ps->stmt_queryid = 0;
-			ps->stmt_peak = 0;
-			memset(&ps->dsm, 0, sizeof(ps->dsm));
-			ps->bgw_type_known = false;
-		}
+			proc_state_reset(ps, 0);
 		ps->procno = (int) i;
 		ps->leader_pid = (leader != NULL && leader->pid != pid) ? leader->pid : 0;
 		ps->leads = leader == proc;
@@ -333,8 +255,8 @@ write_peak_slot(ProcState *ps)
 static void
 append_history(const ProcSample *row, TimestampTz now)
 {
-	uint64		n = pg_atomic_read_u64(&shared->history_next);
-	HistoryEntry *e = &history_ring()[n % shared->history_size];
+	uint64		n = pg_atomic_read_u64(&sampler_shared->history_next);
+	HistoryEntry *e = &history_ring()[n % sampler_shared->history_size];
 
 	e->sampled_at = now;
 	e->pid = row->pid;
@@ -343,7 +265,7 @@ append_history(const ProcSample *row, TimestampTz now)
 	e->queryid = row->queryid;
 	e->private_bytes = row->private_bytes;
 	pg_write_barrier();
-	pg_atomic_write_u64(&shared->history_next, n + 1);
+	pg_atomic_write_u64(&sampler_shared->history_next, n + 1);
 }
 
 static void guard_sample(SampleSet *set);
@@ -353,16 +275,16 @@ static void save_largest(SampleSet *set);
 static int
 bgw_type_number(const char *name)
 {
-	uint32		n = pg_atomic_read_u32(&shared->nbgw_types);
+	uint32		n = pg_atomic_read_u32(&sampler_shared->nbgw_types);
 
 	for (uint32 i = 0; i < n; i++)
-		if (strcmp(shared->bgw_types[i], name) == 0)
+		if (strcmp(sampler_shared->bgw_types[i], name) == 0)
 			return (int) i + 1;
 	if (n == MAX_BGW_TYPES)
 		return 0;
-	strlcpy(shared->bgw_types[n], name, BGW_MAXLEN);
+	strlcpy(sampler_shared->bgw_types[n], name, BGW_MAXLEN);
 	pg_write_barrier();
-	pg_atomic_write_u32(&shared->nbgw_types, n + 1);
+	pg_atomic_write_u32(&sampler_shared->nbgw_types, n + 1);
 	return (int) n + 1;
 }
 
@@ -386,11 +308,11 @@ bgw_type_of(ProcState *ps, int pid)
 const char *
 sampler_backend_type_name(int backend_type, int bgw_type)
 {
-	if (bgw_type > 0 && shared != NULL &&
-		(uint32) bgw_type <= pg_atomic_read_u32(&shared->nbgw_types))
+	if (bgw_type > 0 && sampler_shared != NULL &&
+		(uint32) bgw_type <= pg_atomic_read_u32(&sampler_shared->nbgw_types))
 	{
 		pg_read_barrier();
-		return shared->bgw_types[bgw_type - 1];
+		return sampler_shared->bgw_types[bgw_type - 1];
 	}
 	return GetBackendTypeDesc((BackendType) backend_type);
 }
@@ -403,7 +325,7 @@ sampler_backend_type_name(int backend_type, int bgw_type)
 static int
 sample_once(void)
 {
-	uint64		gen = pg_atomic_read_u64(&shared->generation);
+	uint64		gen = pg_atomic_read_u64(&sampler_shared->generation);
 	SampleSet  *set = set_at(gen + 1);
 	TimestampTz now = GetCurrentTimestamp();
 	int			nbackends;
@@ -416,7 +338,7 @@ sample_once(void)
 	pgstat_clear_backend_activity_snapshot();
 	nbackends = pgstat_fetch_stat_numbackends();
 
-	for (int i = 1; i <= nbackends && n < shared->nslots; i++)
+	for (int i = 1; i <= nbackends && n < sampler_shared->nslots; i++)
 	{
 		LocalPgBackendStatus *local = compat_local_beentry(i);
 		PgBackendStatus *be;
@@ -434,15 +356,7 @@ sample_once(void)
 		if (ps->proc_start != be->st_proc_start_timestamp)
 		{
 			/* a new process with a pid seen before */
-			ps->proc_start = be->st_proc_start_timestamp;
-			ps->max_private = 0;
-			ps->last_private = -1;
-			ps->between = -1;
-			ps->stmt = 0;
-			ps->stmt_queryid = 0;
-			ps->stmt_peak = 0;
-			memset(&ps->dsm, 0, sizeof(ps->dsm));
-			ps->bgw_type_known = false;
+			proc_state_reset(ps, be->st_proc_start_timestamp);
 		}
 		ps->max_private = Max(ps->max_private, bytes);
 		ps->grown = ps->last_private >= 0 ? bytes - ps->last_private : 0;
@@ -523,14 +437,14 @@ sample_once(void)
 		}
 		row->stmt_peak = ps->stmt_peak;
 		write_peak_slot(ps);
-		if (shared->history_size > 0 && row->private_bytes >= (int64) history_min_kb * 1024)
+		if (sampler_shared->history_size > 0 && row->private_bytes >= (int64) history_min_kb * 1024)
 			append_history(row, now);
 	}
 
 	set->nrows = n;
 	set->sampled_at = now;
 	pg_write_barrier();
-	pg_atomic_write_u64(&shared->generation, gen + 1);
+	pg_atomic_write_u64(&sampler_shared->generation, gen + 1);
 
 	/* the crash file first: the guard re-reads the status snapshot that activities[] points into */
 	save_largest(set);
@@ -552,7 +466,7 @@ guard_sample(SampleSet *set)
 
 	if (candidates == NULL)
 		candidates = MemoryContextAlloc(TopMemoryContext,
-										shared->nslots * sizeof(GuardCandidate));
+										sampler_shared->nslots * sizeof(GuardCandidate));
 	for (int i = 0; i < set->nrows; i++)
 	{
 		ProcSample *row = &set->rows[i];
@@ -738,8 +652,8 @@ memprobe_sampler_main(Datum main_arg)
 	proc_states = hash_create("memprobe sampler processes", 256, &info,
 							  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	proc_readable = proc_available();
-	activities = MemoryContextAllocZero(TopMemoryContext, shared->nslots * sizeof(char *));
-	fastpath_texts = MemoryContextAllocZero(TopMemoryContext, shared->nslots * FASTPATH_TEXT_SIZE);
+	activities = MemoryContextAllocZero(TopMemoryContext, sampler_shared->nslots * sizeof(char *));
+	fastpath_texts = MemoryContextAllocZero(TopMemoryContext, sampler_shared->nslots * FASTPATH_TEXT_SIZE);
 	last_samples_recover();
 	guard_warn_if_sampling_off();
 
@@ -789,7 +703,7 @@ memprobe_sampler_main(Datum main_arg)
 }
 
 /* ------------------------------------------------------------------------
- * Readers.
+ * Readers (the others: sampler_readers.c).
  * ------------------------------------------------------------------------
  */
 
@@ -797,203 +711,6 @@ bool
 sampler_sampling(void)
 {
 	return sample_interval > 0;
-}
-
-int64
-sampler_statement_peak(uint64 stmt)
-{
-	/* this process's slot once found: its number is its own for life */
-	static PeakSlot *slot = NULL;
-	PeakSlot	copy;
-
-	if (unlikely(slot == NULL))
-	{
-		int			procno = compat_my_proc_number();
-
-		if (shared == NULL || procno < 0 || procno >= shared->nslots)
-			return -1;
-		slot = &peak_slots()[procno];
-	}
-	if (stmt == 0)
-		return -1;
-
-	/*
-	 * Most statements end before any sample saw them: one unlocked read of
-	 * the slot's statement tells, before the consistent copy.  Should the
-	 * sampler be writing this very statement's first peak as it ends, the
-	 * result is the one the copy gives when it reads the slot just before.
-	 */
-	if (((volatile PeakSlot *) slot)->stmt != stmt)
-		return -1;
-	if (!changecount_read(&slot->changecount, slot, &copy, sizeof(copy), READ_RETRIES))
-		return -1;
-	return (copy.pid == MyProcPid && copy.stmt == stmt) ? copy.stmt_peak : -1;
-}
-
-void
-sampler_require_preloaded(void)
-{
-	if (shared == NULL)
-		ereport(ERROR,
-				errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				errmsg("memprobe must be loaded via \"shared_preload_libraries\" to sample process memory"),
-				errhint("Add memprobe to shared_preload_libraries and restart the server."));
-}
-
-/* A copy of the last published sample (palloc'd), or NULL if there is none yet. */
-static SampleSet *
-copy_last_set(void)
-{
-	Size		size = shared->set_size;
-	SampleSet  *copy = palloc(size);
-
-	for (int tries = 0; tries < READ_RETRIES; tries++)
-	{
-		uint64		gen = pg_atomic_read_u64(&shared->generation);
-
-		if (gen == 0)
-			return NULL;
-		pg_read_barrier();
-		memcpy(copy, set_at(gen), size);
-		pg_read_barrier();
-		if (pg_atomic_read_u64(&shared->generation) == gen)
-			return copy;
-	}
-	/* the sampler published READ_RETRIES times while we copied: give up */
-	ereport(ERROR,
-			errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-			errmsg("could not read memprobe's process samples"),
-			errdetail("The sampler published new samples faster than they could be copied."));
-	return NULL;				/* keep compiler quiet */
-}
-
-PG_FUNCTION_INFO_V1(memprobe_samples);
-PG_FUNCTION_INFO_V1(memprobe_history);
-
-#define SAMPLES_COLS 9
-
-/*
- * memprobe_samples
- *		SQL SRF: every process at the last sample.  As pg_stat_activity (and
- *		memprobe_backends' own figures), a process's figures and statement
- *		only for roles whose privileges the caller has, or with those of
- *		pg_read_all_stats; otherwise only its pid, leader, type and the
- *		sample's time: how much memory another role's process holds, and
- *		when its statement started, tell what it is doing.
- */
-Datum
-memprobe_samples(PG_FUNCTION_ARGS)
-{
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	SampleSet  *set;
-
-	sampler_require_preloaded();
-	InitMaterializedSRF(fcinfo, 0);
-	if ((set = copy_last_set()) == NULL)
-		return (Datum) 0;
-
-	for (int r = 0; r < set->nrows; r++)
-	{
-		ProcSample *row = &set->rows[r];
-		Datum		values[SAMPLES_COLS];
-		bool		nulls[SAMPLES_COLS];
-		int			i = 0;
-
-		memset(nulls, 0, sizeof(nulls));
-		values[i++] = Int32GetDatum(row->pid);
-		if (!memprobe_may_see(row->userid))
-		{
-			/* as pg_stat_activity hides them: the leader and the type too */
-			nulls[i++] = true;	/* leader_pid */
-			nulls[i++] = true;	/* backend_type */
-			nulls[i++] = true;	/* private_bytes */
-			nulls[i++] = true;	/* max_private_bytes */
-			values[i++] = TimestampTzGetDatum(set->sampled_at);
-			nulls[i++] = true;	/* statement_queryid */
-			nulls[i++] = true;	/* statement_started_at */
-			nulls[i++] = true;	/* statement_max_private_bytes */
-			Assert(i == SAMPLES_COLS);
-			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-			continue;
-		}
-		if (row->leader_pid != 0)
-			values[i++] = Int32GetDatum(row->leader_pid);
-		else
-			nulls[i++] = true;
-		values[i++] = CStringGetTextDatum(sampler_backend_type_name(row->backend_type, row->bgw_type));
-		values[i++] = Int64GetDatum(row->private_bytes);
-		values[i++] = Int64GetDatum(row->max_private_bytes);
-		values[i++] = TimestampTzGetDatum(set->sampled_at);
-		if (row->stmt_start != 0 && row->queryid != 0)
-			values[i++] = Int64GetDatum((int64) row->queryid);
-		else
-			nulls[i++] = true;
-		if (row->stmt_start != 0)
-		{
-			values[i++] = TimestampTzGetDatum(row->stmt_start);
-			values[i++] = Int64GetDatum(row->stmt_peak);
-		}
-		else
-		{
-			nulls[i++] = true;
-			nulls[i++] = true;
-		}
-		Assert(i == SAMPLES_COLS);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-	}
-	return (Datum) 0;
-}
-
-#define HISTORY_COLS 5
-
-/*
- * memprobe_history
- *		SQL SRF: the samples of processes above memprobe.history_min_bytes
- *		still in the ring, oldest first.  Entries a concurrent write overtook
- *		while they were copied are left out.
- */
-Datum
-memprobe_history(PG_FUNCTION_ARGS)
-{
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	int			size;
-	HistoryEntry *copy;
-	uint64		before,
-				after,
-				first;
-
-	sampler_require_preloaded();
-	InitMaterializedSRF(fcinfo, 0);
-	size = shared->history_size;
-	if (size <= 0)
-		return (Datum) 0;
-	copy = palloc(size * sizeof(HistoryEntry));
-
-	before = pg_atomic_read_u64(&shared->history_next);
-	pg_read_barrier();
-	memcpy(copy, history_ring(), size * sizeof(HistoryEntry));
-	pg_read_barrier();
-	after = pg_atomic_read_u64(&shared->history_next);
-
-	/* entries before+1-size .. before-1 were whole when read, unless written over since */
-	first = after >= (uint64) size ? after - size + 1 : 0;
-	for (uint64 n = first; n < before; n++)
-	{
-		HistoryEntry *e = &copy[n % size];
-		Datum		values[HISTORY_COLS];
-		bool		nulls[HISTORY_COLS] = {false};
-
-		values[0] = TimestampTzGetDatum(e->sampled_at);
-		values[1] = Int32GetDatum(e->pid);
-		values[2] = CStringGetTextDatum(sampler_backend_type_name(e->backend_type, e->bgw_type));
-		if (e->queryid != 0)
-			values[3] = Int64GetDatum((int64) e->queryid);
-		else
-			nulls[3] = true;
-		values[4] = Int64GetDatum(e->private_bytes);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-	}
-	return (Datum) 0;
 }
 
 /* ------------------------------------------------------------------------

@@ -2,7 +2,7 @@
  *
  * sampler.h
  *	  Every PostgreSQL process's private memory, sampled from /proc by a
- *	  background worker (sampler.c).
+ *	  background worker (sampler.c; what reads it, sampler_readers.c).
  *
  * Copyright (c) 2026, The memprobe Developers
  *
