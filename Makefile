@@ -44,6 +44,9 @@ OBJS = \
 	src/guard/guard.o \
 	src/guard/available_memory.o \
 	src/guard/cancel.o \
+	src/guard/guard_view.o \
+	src/guard/impossible_settings.o \
+	src/guard/size_text.o \
 	src/guard/data_cap.o \
 	src/guard/statement_id.o \
 	src/guard/query_dsm.o \

@@ -40,6 +40,7 @@
 
 #include "guard/cancel.h"
 #include "guard/guard.h"
+#include "guard/size_text.h"
 #include "guard/statement_id.h"
 #include "shared/changecount.h"
 #include "shared/compat.h"

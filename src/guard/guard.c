@@ -18,9 +18,8 @@
  * with its workers and its dynamic shared memory) must be a running client
  * statement holding a quarter of the setting; otherwise nothing is
  * cancelled, and the log says once per shortage which process holds the
- * memory and what bounds it.  Settings that can never be met (at or above
- * the memory there is; below what an idle backend holds) are warned about
- * once and ignored.  A cancelled statement that keeps growing without taking
+ * memory and what bounds it.  Settings that can never be met are warned
+ * about once and ignored (impossible_settings.c).  A cancelled statement that keeps growing without taking
  * the cancel is capped (data_cap.c).
  *
  * How a statement is cancelled: the sampler writes the reason and figures
@@ -33,12 +32,9 @@
  * due to user request"; and the server log has the guard's LOG line either
  * way.
  *
- * What the guard sees is readable from SQL (memprobe_guard): at each sample
- * the sampler publishes the available memory (computed whether or not
- * min_available_memory is set) and the largest process into the one of two
- * slots readers are not told to read, each under a change counter, then
- * names it the latest; the statements cancelled are counted per setting in
- * atomics.  The sampler is the only writer, and readers never wait on it.
+ * What the guard sees is readable from SQL (memprobe_guard, guard_view.c):
+ * the available memory (computed whether or not min_available_memory is
+ * set), the largest process, and the statements cancelled per setting.
  *
  * What it cannot catch: memory that grows by more than the headroom between
  * two samples (one allocation of 900MB), memory of processes outside
@@ -72,6 +68,8 @@
 #include "guard/cancel.h"
 #include "guard/data_cap.h"
 #include "guard/guard.h"
+#include "guard/guard_shmem.h"
+#include "guard/size_text.h"
 #include "guard/sampler.h"
 #include "guard/statement_id.h"
 #include "shared/injection.h"
@@ -80,32 +78,11 @@
 #include "shared/stats_privileges.h"
 
 /* memprobe.backend_memory_limit, memprobe.min_available_memory (kB; 0: off) */
-static int	backend_limit_kb = 0;
-static int	min_available_kb = 0;
+int			guard_backend_limit_kb = 0;
+int			guard_min_available_kb = 0;
 
-/* What the guard saw at one sample, as memprobe_guard shows it. */
-typedef struct GuardSample
-{
-	pg_atomic_uint32 changecount;	/* odd while the sampler writes it */
-	TimestampTz sampled_at;		/* 0: no sample yet */
-	int64		available;		/* bytes; -1: unknown */
-	int			source;			/* AvailableSource */
-	int			largest_pid;	/* 0: no process sampled */
-	Oid			largest_userid;	/* its role: who may see it (memprobe_may_see) */
-	int64		largest_bytes;
-} GuardSample;
+GuardShared *guard_shared = NULL;
 
-typedef struct GuardShared
-{
-	int			nslots;
-	pg_atomic_uint64 cancels[GUARD_REASONS];	/* cancels sent, per setting */
-	pg_atomic_uint64 last_cancel_at;	/* TimestampTz of the last; 0: none */
-	pg_atomic_uint32 latest;	/* which of samples[] readers read */
-	GuardSample samples[2];		/* the sampler writes the other one */
-	GuardSlot	slots[FLEXIBLE_ARRAY_MEMBER];
-} GuardShared;
-
-static GuardShared *shared = NULL;
 
 
 /* ------------------------------------------------------------------------
@@ -125,72 +102,20 @@ guard_shmem_init(void)
 {
 	bool		found;
 
-	shared = ShmemInitStruct("memprobe_guard", guard_shmem_size(), &found);
+	guard_shared = ShmemInitStruct("memprobe_guard", guard_shmem_size(), &found);
 	if (!found)
 	{
-		memset(shared, 0, guard_shmem_size());
-		shared->nslots = compat_proc_slot_count();
+		memset(guard_shared, 0, guard_shmem_size());
+		guard_shared->nslots = compat_proc_slot_count();
 		for (int r = 0; r < GUARD_REASONS; r++)
-			pg_atomic_init_u64(&shared->cancels[r], 0);
-		pg_atomic_init_u64(&shared->last_cancel_at, 0);
-		pg_atomic_init_u32(&shared->latest, 0);
-		for (int i = 0; i < lengthof(shared->samples); i++)
-			pg_atomic_init_u32(&shared->samples[i].changecount, 0);
-		for (int i = 0; i < shared->nslots; i++)
-			pg_atomic_init_u32(&shared->slots[i].changecount, 0);
+			pg_atomic_init_u64(&guard_shared->cancels[r], 0);
+		pg_atomic_init_u64(&guard_shared->last_cancel_at, 0);
+		pg_atomic_init_u32(&guard_shared->latest, 0);
+		for (int i = 0; i < lengthof(guard_shared->samples); i++)
+			pg_atomic_init_u32(&guard_shared->samples[i].changecount, 0);
+		for (int i = 0; i < guard_shared->nslots; i++)
+			pg_atomic_init_u32(&guard_shared->slots[i].changecount, 0);
 	}
-}
-
-/* ------------------------------------------------------------------------
- * Sizes as the messages show them: "2.1 GB", "512 MB", "900 kB".
- * ------------------------------------------------------------------------
- */
-
-char *
-size_text(int64 bytes)
-{
-	if (bytes >= INT64CONST(1024) * 1024 * 1024)
-		return psprintf("%.1f GB", (double) bytes / (1024.0 * 1024 * 1024));
-	if (bytes >= 1024 * 1024)
-		return psprintf("%.0f MB", (double) bytes / (1024.0 * 1024));
-	return psprintf("%.0f kB", (double) bytes / 1024.0);
-}
-
-/*
- * A figure and the setting it is compared with, as size_text shows them, but
- * told apart: where both would read the same ("300 MB fell below ... (300
- * MB)"), both get as many decimals as it takes in their common unit (up to
- * three), or else are shown in bytes.
- */
-void
-size_texts_apart(int64 figure, int64 setting, char **figure_text, char **setting_text)
-{
-	double		unit = 1024.0;
-	const char *unit_name = "kB";
-
-	*figure_text = size_text(figure);
-	*setting_text = size_text(setting);
-	if (figure == setting || strcmp(*figure_text, *setting_text) != 0)
-		return;
-	if (Max(figure, setting) >= INT64CONST(1024) * 1024 * 1024)
-	{
-		unit = 1024.0 * 1024 * 1024;
-		unit_name = "GB";
-	}
-	else if (Max(figure, setting) >= 1024 * 1024)
-	{
-		unit = 1024.0 * 1024;
-		unit_name = "MB";
-	}
-	for (int decimals = 1; decimals <= 3; decimals++)
-	{
-		*figure_text = psprintf("%.*f %s", decimals, (double) figure / unit, unit_name);
-		*setting_text = psprintf("%.*f %s", decimals, (double) setting / unit, unit_name);
-		if (strcmp(*figure_text, *setting_text) != 0)
-			return;
-	}
-	*figure_text = psprintf(INT64_FORMAT " bytes", figure);
-	*setting_text = psprintf(INT64_FORMAT " bytes", setting);
 }
 
 /* ------------------------------------------------------------------------
@@ -201,9 +126,9 @@ size_texts_apart(int64 figure, int64 setting, char **figure_text, char **setting
 GuardSlot *
 guard_slot(int procno)
 {
-	if (shared == NULL || procno < 0 || procno >= shared->nslots)
+	if (guard_shared == NULL || procno < 0 || procno >= guard_shared->nslots)
 		return NULL;
-	return &shared->slots[procno];
+	return &guard_shared->slots[procno];
 }
 
 /* ------------------------------------------------------------------------
@@ -249,13 +174,6 @@ static uint64 pending_stmt = 0;
  */
 static int	episode_holder_logged = 0;	/* pid of the holder named in the log */
 static bool episode_small_logged = false;
-
-/* Settings found impossible and warned about (0: none); the guard ignores them. */
-static int64 impossible_min_available = 0;
-static int64 impossible_min_available_total = 0;
-static int64 impossible_backend_limit = 0;
-/* backend_memory_limit once an idle backend showed it possible (0: not yet) */
-static int64 judged_backend_limit = 0;
 
 /*
  * Sampling faster when the guard may soon have to act.  A runaway grows by
@@ -467,7 +385,7 @@ statement_still_running(const GuardCandidate *c)
 static void
 cancel_statement(const GuardCandidate *c, GuardReason reason, int64 figure, int64 limit)
 {
-	GuardSlot  *slot = &shared->slots[c->procno];
+	GuardSlot  *slot = &guard_shared->slots[c->procno];
 	GuardState *gs = guard_state(c->pid);
 	char	   *figure_text,
 			   *limit_text;
@@ -507,8 +425,8 @@ cancel_statement(const GuardCandidate *c, GuardReason reason, int64 figure, int6
 		return;
 	}
 	/* counted once sent: memprobe_guard's cancels_* (the sampler is the only writer) */
-	pg_atomic_fetch_add_u64(&shared->cancels[reason], 1);
-	pg_atomic_write_u64(&shared->last_cancel_at, (uint64) GetCurrentTimestamp());
+	pg_atomic_fetch_add_u64(&guard_shared->cancels[reason], 1);
+	pg_atomic_write_u64(&guard_shared->last_cancel_at, (uint64) GetCurrentTimestamp());
 }
 
 /*
@@ -700,34 +618,6 @@ warn_uncancellable_once(const GuardCandidate *c, int64 limit)
 }
 
 /*
- * Publish what the guard sees at this sample for memprobe_guard: write the
- * slot readers are not told to read, then tell them to read it.
- */
-static void
-publish_sample(const GuardCandidate *candidates, int n, TimestampTz sampled_at,
-			   int64 avail, AvailableSource source)
-{
-	uint32		next = 1 - pg_atomic_read_u32(&shared->latest);
-	GuardSample *sample = &shared->samples[next];
-	const GuardCandidate *largest = NULL;
-
-	for (int i = 0; i < n; i++)
-		if (largest == NULL || candidates[i].private_bytes > largest->private_bytes)
-			largest = &candidates[i];
-
-	changecount_write_begin(&sample->changecount);
-	sample->sampled_at = sampled_at;
-	sample->available = avail;
-	sample->source = (int) source;
-	sample->largest_pid = largest ? largest->pid : 0;
-	sample->largest_userid = largest ? largest->userid : InvalidOid;
-	sample->largest_bytes = largest ? largest->private_bytes : 0;
-	changecount_write_end(&sample->changecount);
-	/* changecount_write_end's atomic add is a full barrier: the slot is whole before this */
-	pg_atomic_write_u32(&shared->latest, next);
-}
-
-/*
  * The process that holds the most memory of all the server's: a parallel
  * query counts as one, its leader's, with its workers' memory (a worker
  * whose leader was not sampled counts alone).
@@ -867,138 +757,32 @@ guard_min_available(GuardCandidate *candidates, int n, int64 avail, int64 min_av
 	pending_stmt = holder->stmt;
 }
 
-/*
- * min_available_memory at or above the memory it is measured against can
- * never be met: one WARNING (per value and limit), and the guard ignores it.
- */
-static bool
-min_available_possible(int64 min_avail, int64 total, AvailableSource source)
-{
-	if (total <= 0 || min_avail < total)
-	{
-		impossible_min_available = 0;
-		return true;
-	}
-	if (impossible_min_available != min_avail || impossible_min_available_total != total)
-	{
-		impossible_min_available = min_avail;
-		impossible_min_available_total = total;
-		ereport(WARNING,
-				errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				errmsg("memprobe.min_available_memory (%s) can never be met: the server's memory is %s (%s)",
-					   size_text(min_avail), size_text(total),
-					   source == AVAILABLE_MEMAVAILABLE ? "MemTotal" :
-					   source == AVAILABLE_CGROUP_V2 ? "cgroup v2 memory.max" :
-					   "cgroup v1 memory.limit_in_bytes"),
-				errdetail("The memory guard does not act on memprobe.min_available_memory until it is set below that."));
-	}
-	return false;
-}
-
-/*
- * backend_memory_limit at or below what an idle client backend holds would
- * cancel every statement of every backend: one WARNING, and the guard
- * ignores it.  Judged by the smallest idle client backend: once an idle
- * backend holds less than the limit, the limit is possible until the
- * setting changes (a session that later idles holding much, a large session
- * variable or what a PL's allocator kept, does not turn a limit others pass
- * into one found impossible).  Until then it is judged again at every
- * sample.  While no client backend is idle (a server started with the limit
- * in postgresql.conf, its clients all busy), it is judged against what a
- * fresh backend holds, FRESH_BACKEND_BYTES, or the smallest client backend
- * if that holds less: below that it is impossible for now, the WARNING once
- * per value, and no cancel.  An idle backend holding more than
- * FRESH_BACKEND_SHARE times that is no fresh backend (the only idle one may
- * be a session keeping a large setting): the same judge then, and such
- * sessions' statements are not cancelled for what they keep anyway
- * (held_between).
- *
- * FRESH_BACKEND_BYTES: a client backend after its first statement holds
- * 2.8-3 MB on 15.20 and 2 MB on 18 (cassert builds; pgbench -S backends
- * sampled), so 2 MB.  Not the sampler's own memory: a fork of the
- * postmaster that has touched little, it held under 1 MB on 18.
- */
-#define FRESH_BACKEND_BYTES (INT64CONST(2) * 1024 * 1024)
-#define FRESH_BACKEND_SHARE 4
-
-static bool
-backend_limit_possible(const GuardCandidate *candidates, int n, int64 limit)
-{
-	const GuardCandidate *idle = NULL;
-	const GuardCandidate *least = NULL;
-	int64		judge_bytes;
-	char	   *limit_text,
-			   *judge_text;
-
-	if (limit == judged_backend_limit)
-		return true;
-	for (int i = 0; i < n; i++)
-	{
-		const GuardCandidate *c = &candidates[i];
-
-		if (c->backend_type != B_BACKEND || c->private_bytes <= 0)
-			continue;
-		if (c->state == STATE_IDLE && (idle == NULL || c->private_bytes < idle->private_bytes))
-			idle = c;
-		if (least == NULL || c->private_bytes < least->private_bytes)
-			least = c;
-	}
-	if (idle != NULL && idle->private_bytes > FRESH_BACKEND_SHARE * FRESH_BACKEND_BYTES)
-		idle = NULL;
-	if (idle != NULL)
-		judge_bytes = idle->private_bytes;
-	else if (least != NULL && least->private_bytes < FRESH_BACKEND_BYTES)
-		judge_bytes = least->private_bytes;
-	else
-		judge_bytes = FRESH_BACKEND_BYTES;
-	if (limit > judge_bytes)
-	{
-		if (idle != NULL)
-			judged_backend_limit = limit;	/* for good */
-		impossible_backend_limit = 0;
-		return true;
-	}
-	if (impossible_backend_limit == limit)
-		return false;			/* warned already */
-	impossible_backend_limit = limit;
-	size_texts_apart(limit, judge_bytes, &limit_text, &judge_text);
-	ereport(WARNING,
-			errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			idle != NULL ?
-			errmsg("memprobe.backend_memory_limit (%s) is below what an idle backend holds (%s, process %d)",
-				   limit_text, judge_text, idle->pid) :
-			errmsg("memprobe.backend_memory_limit (%s) is below what a fresh backend holds (%s)",
-				   limit_text, judge_text),
-			errdetail("Every statement would pass it; the memory guard does not act on memprobe.backend_memory_limit until it is set above that."));
-	return false;
-}
-
 static void forget_states(GuardCandidate *candidates, int n);
 
 void
 guard_after_sample(GuardCandidate *candidates, int n, TimestampTz sampled_at)
 {
-	int64		limit = (int64) backend_limit_kb * 1024;
-	int64		min_avail = (int64) min_available_kb * 1024;
+	int64		limit = (int64) guard_backend_limit_kb * 1024;
+	int64		min_avail = (int64) guard_min_available_kb * 1024;
 	AvailableSource source;
 	int64		avail;
 	int64		total;
 
-	if (shared == NULL)
+	if (guard_shared == NULL)
 		return;
 	/* at every sample, so that memprobe_guard shows it whether or not the guard is on */
 	avail = available_memory(&source, &total);
-	publish_sample(candidates, n, sampled_at, avail, source);
+	guard_publish_sample(candidates, n, sampled_at, avail, source);
 
 	forget_states(candidates, n);
 	lift_ended_caps(candidates, n);
 	if (data_cap_enabled() && (limit > 0 || min_avail > 0))
 		cap_ignored_cancels(candidates, n, avail, sampled_at);
 	if (limit == 0)
-		judged_backend_limit = 0;	/* set again later: judged again */
-	else if (!backend_limit_possible(candidates, n, limit))
+		guard_backend_limit_off();
+	else if (!guard_backend_limit_possible(candidates, n, limit))
 		limit = 0;
-	if (min_avail > 0 && !min_available_possible(min_avail, total, source))
+	if (min_avail > 0 && !guard_min_available_possible(min_avail, total, source))
 		min_avail = 0;
 
 	if (limit > 0)
@@ -1058,110 +842,9 @@ forget_states(GuardCandidate *candidates, int n)
 		else if (c->backend_type == B_BACKEND && c->state == STATE_RUNNING)
 			gs->warned = false;
 		if (c != NULL && c->between_bytes >= 0 &&
-			c->between_bytes < (int64) backend_limit_kb * 1024 / ADDED_SHARE)
+			c->between_bytes < (int64) guard_backend_limit_kb * 1024 / ADDED_SHARE)
 			gs->between_warned = false;
 	}
-}
-
-/* ------------------------------------------------------------------------
- * Reading, from SQL.
- * ------------------------------------------------------------------------
- */
-
-#define READ_RETRIES 100
-
-/*
- * A copy of the latest published sample into copy; false if none could be
- * had (the sampler published READ_RETRIES times while we copied).  Never
- * waits: a sampler stopped mid-write is writing the other slot.
- */
-static bool
-read_sample(GuardSample *copy)
-{
-	for (int tries = 0; tries < READ_RETRIES; tries++)
-	{
-		uint32		latest = pg_atomic_read_u32(&shared->latest);
-		GuardSample *sample = &shared->samples[latest];
-
-		pg_read_barrier();
-		if (changecount_read(&sample->changecount, sample, copy, sizeof(*copy), 1))
-			return true;
-	}
-	return false;
-}
-
-PG_FUNCTION_INFO_V1(memprobe_guard);
-
-#define GUARD_COLS 10
-
-/*
- * memprobe_guard
- *		SQL function, one row: what the guard saw at the sampler's last sample
- *		(the memory available to the server, the largest process), the
- *		settings now in bytes, and the statements it cancelled per setting
- *		since the server started.  The sample's columns are NULL before the
- *		first sample and while sampling is off (memprobe.sample_interval = 0).
- */
-Datum
-memprobe_guard(PG_FUNCTION_ARGS)
-{
-	TupleDesc	tupdesc;
-	Datum		values[GUARD_COLS];
-	bool		nulls[GUARD_COLS];
-	GuardSample sample;
-	TimestampTz last_cancel;
-	int			i = 0;
-
-	sampler_require_preloaded();
-	Assert(shared != NULL);
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
-
-	memset(nulls, 0, sizeof(nulls));
-	/*
-	 * With sampling turned off the last sample is not current: its columns
-	 * are NULL, as before the first one (the counters are still good).
-	 */
-	if (!sampler_sampling() || !read_sample(&sample))
-		sample.sampled_at = 0;
-
-	if (sample.sampled_at != 0)
-		values[i++] = TimestampTzGetDatum(sample.sampled_at);
-	else
-		nulls[i++] = true;
-	if (sample.sampled_at != 0 && sample.available >= 0)
-	{
-		values[i++] = Int64GetDatum(sample.available);
-		values[i++] = CStringGetTextDatum(available_source_names[sample.source]);
-	}
-	else
-	{
-		nulls[i++] = true;
-		nulls[i++] = true;
-	}
-	if (sample.sampled_at != 0 && sample.largest_pid != 0 &&
-		memprobe_may_see(sample.largest_userid))
-	{
-		values[i++] = Int32GetDatum(sample.largest_pid);
-		values[i++] = Int64GetDatum(sample.largest_bytes);
-	}
-	else
-	{
-		nulls[i++] = true;
-		nulls[i++] = true;
-	}
-	values[i++] = Int64GetDatum((int64) backend_limit_kb * 1024);
-	values[i++] = Int64GetDatum((int64) min_available_kb * 1024);
-	values[i++] = Int64GetDatum((int64) pg_atomic_read_u64(&shared->cancels[GUARD_BACKEND_LIMIT]));
-	values[i++] = Int64GetDatum((int64) pg_atomic_read_u64(&shared->cancels[GUARD_MIN_AVAILABLE]));
-	last_cancel = (TimestampTz) pg_atomic_read_u64(&shared->last_cancel_at);
-	if (last_cancel != 0)
-		values[i++] = TimestampTzGetDatum(last_cancel);
-	else
-		nulls[i++] = true;
-	Assert(i == GUARD_COLS);
-
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
 
 /* ------------------------------------------------------------------------
@@ -1176,13 +859,13 @@ guard_init(void)
 							"Private memory past which a process's running statement is cancelled.",
 							"Client backends and parallel workers only; checked at each sample of "
 							"memprobe.sample_interval.  0 turns it off.",
-							&backend_limit_kb, 0, 0, INT_MAX,
+							&guard_backend_limit_kb, 0, 0, INT_MAX,
 							PGC_SIGHUP, GUC_UNIT_KB, NULL, NULL, NULL);
 	DefineCustomIntVariable("memprobe.min_available_memory",
 							"Memory left to the server below which the largest running statement is cancelled.",
 							"The memory cgroup's limit less its working set, or MemAvailable; one "
 							"statement at a time, checked at each sample.  0 turns it off.",
-							&min_available_kb, 0, 0, INT_MAX,
+							&guard_min_available_kb, 0, 0, INT_MAX,
 							PGC_SIGHUP, GUC_UNIT_KB, NULL, NULL, NULL);
 }
 
@@ -1197,7 +880,7 @@ guard_warn_if_sampling_off(void)
 {
 	static bool warned = false;
 
-	if (sampler_sampling() || (backend_limit_kb == 0 && min_available_kb == 0))
+	if (sampler_sampling() || (guard_backend_limit_kb == 0 && guard_min_available_kb == 0))
 	{
 		warned = false;
 		return;
@@ -1209,6 +892,6 @@ guard_warn_if_sampling_off(void)
 			errmsg("memprobe's memory guard does nothing while memprobe.sample_interval is 0"),
 			errdetail("memprobe.backend_memory_limit is %d kB and memprobe.min_available_memory is %d kB, "
 					  "but the guard checks them at each sample, and no process is sampled.",
-					  backend_limit_kb, min_available_kb),
+					  guard_backend_limit_kb, guard_min_available_kb),
 			errhint("Set memprobe.sample_interval above 0 for the guard to act, or set both limits to 0."));
 }

@@ -59,15 +59,6 @@ extern void guard_after_sample(GuardCandidate *candidates, int n, TimestampTz sa
 extern int64 guard_sample_step_us(int64 interval_us);
 
 /*
- * Sizes as the guard's messages show them ("2.1 GB", "512 MB", "900 kB"),
- * and a figure and the setting it is compared with, told apart where both
- * would read the same (guard.c; cancel.c's error too).
- */
-extern char *size_text(int64 bytes);
-extern void size_texts_apart(int64 figure, int64 setting, char **figure_text,
-							 char **setting_text);
-
-/*
  * In a backend or parallel worker, from an error handler: if the error is
  * the query cancel the guard sent to this process's running statement,
  * replace it with the guard's out-of-memory error (does not return then).
