@@ -21,6 +21,9 @@ OBJS = \
 	src/shared/observe_only.o \
 	src/scan/streamscan.o \
 	src/scan/streamscan_exec.o \
+	src/scan/streamscan_prepare.o \
+	src/scan/streamscan_project.o \
+	src/scan/streamscan_explain.o \
 	src/scan/streamscan_parallel.o \
 	src/scan/block_stream.o \
 	src/scan/segment_map.o \
