@@ -268,7 +268,7 @@ ok( $node->poll_query_until('postgres', 'SELECT count(*) > 0 FROM memprobe_befor
 my $log = slurp_file($node->logfile, $log_offset);
 like($log, qr/terminated by signal 9/, 'the log says the backend was killed');
 like($log,
-	qr/memprobe: at the last samples before the server restarted, the process that held the most was $victim_pid \(client backend\), holding (\d+) MB of private memory at [^,]*, running query id \Q$victim_queryid\E: SELECT hold\(300, 60\)/,
+	qr/memprobe sampled process $victim_pid \(client backend\) holding the most memory before the server restarted\n[^\n]*DETAIL:  At its last sample, at [^,]*, it held (\d+) MB of private memory, running query id \Q$victim_queryid\E: SELECT hold\(300, 60\)/,
 	'one LOG line names its pid, query id, memory and query');
 is( $node->safe_psql('postgres',
 		"SELECT pid, backend_type, queryid, private_bytes > 300000000, query LIKE 'SELECT hold(300, 60)%'

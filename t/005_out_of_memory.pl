@@ -98,7 +98,7 @@ SKIP:
 # the crash report names the process the kernel killed
 like(
 	$base->{log},
-	qr/memprobe: at the last samples before the server restarted, the process that held the most was $base->{runaway_pid} \(client backend\)/,
+	qr/memprobe sampled process $base->{runaway_pid} \(client backend\) holding the most memory before the server restarted/,
 	'baseline: the crash report names the runaway backend');
 
 # --- the crash report at 100ms samples, OOM after OOM: a sample can come after the kernel freed
@@ -129,7 +129,7 @@ SELECT count(*) FROM (SELECT g, count(*) FROM generate_series(1, $rows) g GROUP 
 	wait_for_crash_report($log_offset);
 	my $log = slurp_file($node->logfile, $log_offset);
 	my ($killed) = $log =~ /(?:server process|client backend) \(PID (\d+)\) was terminated by signal 9/;
-	my ($reported) = $log =~ /memprobe: at the last samples before the server restarted, the process that held the most was (\d+) /;
+	my ($reported) = $log =~ /memprobe sampled process (\d+) \([^)]*\) holding the most memory before the server restarted/;
 	note "OOM kill $i: runaway $pid, killed " . ($killed // 'none') . ', reported ' . ($reported // 'none');
 	$named++ if defined $killed && defined $reported && $killed == $pid && $reported == $pid;
 }
@@ -207,7 +207,7 @@ sub wait_for_crash_report
 	{
 		my $log = slurp_file($node->logfile, $log_offset);
 		return if $log !~ /all server processes terminated; reinitializing/;
-		return if $log =~ /memprobe: at the last samples before the server restarted/;
+		return if $log =~ /memprobe sampled process \d+ \([^)]*\) holding the most memory before the server restarted/;
 		usleep(100_000);
 	}
 	note 'no crash report from memprobe within 10 s of the restart';

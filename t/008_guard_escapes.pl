@@ -350,7 +350,7 @@ SKIP:
 	my ($pid) = $out =~ /^(\d+)/;
 	like($e, qr/ERROR:  53200: canceling statement because backend memory [\d.]+ MB exceeded memprobe.backend_memory_limit \(200(?:\.\d+)? MB\)/,
 		'the cap races the statement\'s end: the statement takes the cancel');
-	like($log, qr/memprobe: the statement of process $pid ended as its data size limit was lowered; the limit is lifted again/,
+	like($log, qr/memprobe lifted the data size limit of process $pid again\n[^\n]*DETAIL:  Its statement ended while the limit was being lowered\./,
 		'the cap races the statement\'s end: the sampler saw it end and lifted the limit');
 	like(slurp_file("/proc/$pid/limits"), qr/Max data size\s+unlimited/,
 		'the cap races the statement\'s end: the idle session has no limit');
@@ -468,9 +468,9 @@ $node->reload;
 	usleep(2_500_000);
 	my $log_offset = -s $node->logfile;
 	kill 'KILL', $pid;
-	$node->wait_for_log(qr/memprobe: at the last samples before the server restarted/, $log_offset);
+	$node->wait_for_log(qr/memprobe sampled process \d+ \([^)]*\) holding the most memory before the server restarted/, $log_offset);
 	my $log = slurp_file($node->logfile, $log_offset);
-	like($log, qr/memprobe: at the last samples before the server restarted, the process that held the most was $pid \(client backend\), holding \d+ MB of private memory at [^,]+, running query id 0: fastpath function call: public\.grow \(OID $grow_oid\)/,
+	like($log, qr/memprobe sampled process $pid \(client backend\) holding the most memory before the server restarted\n[^\n]*DETAIL:  At its last sample, at [^,]+, it held \d+ MB of private memory, running query id 0: fastpath function call: public\.grow \(OID $grow_oid\)/,
 		'a fast-path call killed: the crash report names its function');
 	close $sock;
 }

@@ -164,7 +164,7 @@ data_cap_process(int pid, int procno, uint64 stmt, int64 *cap_bytes, int64 *old_
 	if (prlimit(pid, RLIMIT_DATA, &cap, NULL) != 0)
 	{
 		ereport(LOG,
-				errmsg("memprobe: could not lower the data size limit of process %d: %m", pid));
+				errmsg("memprobe could not lower the data size limit of process %d: %m", pid));
 		pg_atomic_write_u32(&slot->capped, 0);
 		return false;
 	}
@@ -178,8 +178,8 @@ data_cap_process(int pid, int procno, uint64 stmt, int64 *cap_bytes, int64 *old_
 		(void) pg_atomic_exchange_u32(&slot->capped, 0);
 		(void) prlimit(pid, RLIMIT_DATA, &old, NULL);
 		ereport(LOG,
-				errmsg("memprobe: the statement of process %d ended as its data size limit was lowered; the limit is lifted again",
-					   pid));
+				errmsg("memprobe lifted the data size limit of process %d again", pid),
+				errdetail("Its statement ended while the limit was being lowered."));
 		return false;
 	}
 	*cap_bytes = (int64) cap.rlim_cur;
@@ -227,7 +227,7 @@ data_cap_lift_own(void)
 		return;
 	if (original_known && setrlimit(RLIMIT_DATA, &original_limit) != 0)
 		ereport(LOG,
-				errmsg("memprobe: could not restore this process's data size limit: %m"));
+				errmsg("memprobe could not restore the data size limit of this process: %m"));
 }
 
 /* ------------------------------------------------------------------------

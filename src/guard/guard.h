@@ -96,12 +96,11 @@ guard_errors_reach_log(void)
  * the hook and the top level can catch the cancel (PL/pgSQL handlers and
  * savepoints run in a subtransaction of their own), so it reaches
  * guard_emit_log, which gives it the same error before the client or the
- * log sees it.  The handler (PG_TRY's setjmp and its bookkeeping, some 30
- * instructions of a pgbench -S statement at each of the two hooks:
- * bench/RESULTS.md) is left out there; statements inside
- * functions, utility statements or subtransactions, and any while the log
- * does not see ERRORs, still get it.  Inline: a call was 12 instructions of
- * each hook.
+ * log sees it.  The handler (PG_TRY's setjmp and its bookkeeping, a cost
+ * every OLTP statement would pay at each of the two hooks: bench/RESULTS.md)
+ * is left out there; statements inside functions, utility statements or
+ * subtransactions, and any while the log does not see ERRORs, still get
+ * it.  Inline, as a call would cost each hook more than the test.
  */
 static inline bool
 guard_cancel_needs_handler(int nesting_level)

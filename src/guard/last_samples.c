@@ -119,7 +119,7 @@ last_samples_save(LastSample *largest, int n)
 	{
 		ereport(LOG,
 				errcode_for_file_access(),
-				errmsg("memprobe sampler: could not write \"%s\": %m", LAST_SAMPLES_TEMP));
+				errmsg("could not write file \"%s\": %m", LAST_SAMPLES_TEMP));
 		written_at = now;
 		return;
 	}
@@ -146,7 +146,7 @@ last_samples_save(LastSample *largest, int n)
 	if (!ok)
 		ereport(LOG,
 				errcode_for_file_access(),
-				errmsg("memprobe sampler: could not write \"%s\": %m", LAST_SAMPLES_FILE));
+				errmsg("could not write file \"%s\": %m", LAST_SAMPLES_FILE));
 	memcpy(written, largest, n * sizeof(LastSample));
 	nwritten = n;
 	written_at = now;
@@ -222,12 +222,13 @@ last_samples_recover(void)
 
 	largest = &before[0];
 	ereport(LOG,
-			errmsg("memprobe: at the last samples before the server restarted, the process that held the most was %d (%s), holding %lld MB of private memory at %s, running query id %lld: %s",
-				   largest->pid, largest->backend_type,
-				   (long long) (largest->private_bytes >> 20),
-				   timestamptz_to_str(largest->sampled_at), (long long) largest->queryid,
-				   largest->query),
-			errdetail("memprobe_before_restart shows the %d processes that held the most then, each at its last sample while it ran.", n));
+			errmsg("memprobe sampled process %d (%s) holding the most memory before the server restarted",
+				   largest->pid, largest->backend_type),
+			errdetail("At its last sample, at %s, it held %lld MB of private memory, running query id %lld: %s",
+					  timestamptz_to_str(largest->sampled_at),
+					  (long long) (largest->private_bytes >> 20),
+					  (long long) largest->queryid, largest->query),
+			errhint("memprobe_before_restart shows the %d processes that held the most then, each at its last sample while it ran.", n));
 }
 
 /* At a clean shutdown: the next start is no restart after a crash. */
@@ -237,7 +238,7 @@ last_samples_forget(void)
 	if (unlink(LAST_SAMPLES_FILE) != 0 && errno != ENOENT)
 		ereport(LOG,
 				errcode_for_file_access(),
-				errmsg("memprobe sampler: could not remove \"%s\": %m", LAST_SAMPLES_FILE));
+				errmsg("could not remove file \"%s\": %m", LAST_SAMPLES_FILE));
 }
 
 /* ------------------------------------------------------------------------

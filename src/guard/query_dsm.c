@@ -27,12 +27,12 @@
  * number is what dsa.c writes, so a layout that ever differs counts the
  * parallel context alone, never garbage.
  *
- * Cost (measured on this 2-core VM, PostgreSQL 15): reading a leader's
- * maps (about 260 lines) takes 270-320us; re-reading a known parallel
- * context's segments 18us.  So the sampler reads the maps of a leader only
- * when its statement or its set of workers changed, or every
- * QUERY_DSM_RESCAN samples of a long statement, and otherwise re-reads the
- * contexts it found.  Only dynamic_shared_memory_type = posix (Linux's
+ * Reading a leader's maps costs over ten times what re-reading the segments
+ * of a parallel context already found does (bench/RESULTS.md, "The guard
+ * you can leave on"), so the sampler reads the maps of a leader only when
+ * its statement or its set of workers changed, or every QUERY_DSM_RESCAN
+ * samples of a long statement, and otherwise re-reads the contexts it
+ * found.  Only dynamic_shared_memory_type = posix (Linux's
  * default) is read; segments taken from min_dynamic_shared_memory live in
  * the main shared memory and are not counted.
  *

@@ -22,20 +22,11 @@
  * measured against.  malloc has no bulk release, so its "reset" frees every
  * chunk in allocation order.
  *
- * Memory discipline: every chunk pointer lives in a "holder" context, and a
- * reset callback on the holder frees whatever malloc'd chunks are still
- * outstanding.  An error or a cancel (statement_timeout) anywhere in a run
- * thus releases everything: the PostgreSQL contexts go with their parent,
- * and the malloc'd chunks with the holder's callback.
- *
- * Memory limit: memprobe.alloc_bench_max_memory bounds what this backend's
- * runs hold at any moment.  Before a run allocates anything it computes an
- * upper bound of what it will hold (its context's blocks from the
- * allocator's rules, or glibc's chunk sizes for malloc, plus its arrays) and
- * reserves it; a run whose bound would take the reserved total over the
- * limit is rejected.  The holder's callback gives the reservation back, so
- * a "hold" run, whose holder lives until the transaction ends, keeps what it
- * really holds reserved until then.
+ * Every chunk pointer lives in a "holder" context, and a reset callback on
+ * the holder frees whatever malloc'd chunks are still outstanding
+ * (release_run), so an error or a cancel anywhere in a run releases
+ * everything.  memprobe.alloc_bench_max_memory bounds what this backend's
+ * runs hold at any moment (run_bound).
  *
  * Copyright (c) 2026, The memprobe Developers
  *
@@ -70,6 +61,13 @@ static int	alloc_bench_max_memory_kb = 1024 * 1024;
 /*
  * Bytes reserved by the runs of this backend whose holder context still
  * exists: a run's bound while it runs, what a "hold" run holds after it.
+ * Before a run allocates anything it computes an upper bound of what it
+ * will hold (its context's blocks from the allocator's rules, or glibc's
+ * chunk sizes for malloc, plus its arrays) and reserves it; a run whose
+ * bound would take the reserved total over the limit is rejected.  The
+ * holder's callback gives the reservation back, so a "hold" run, whose
+ * holder lives until the transaction ends, keeps what it really holds
+ * reserved until then.
  */
 static uint64 alloc_bench_reserved_bytes = 0;
 

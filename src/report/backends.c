@@ -5,58 +5,16 @@
  *	  memory, read without signalling, waiting on or blocking anyone.
  *
  * Each backend publishes its own memory into its own shared-memory slot
- * (one per PGPROC, indexed by its PGPROC number), at the end of a top-level
+ * (one per PGPROC, indexed by its PGPROC number) at the end of a top-level
  * statement, when memprobe.publish_interval has passed since it last did
- * or when its memory changed a lot since then.  A reader copies the slots.
- * A slot has exactly one writer, its backend, so there is no lock: the
- * writer brackets its writes with a change counter, odd while it writes
- * (as PgBackendStatus' st_changecount), and a reader retries its copy until
- * it sees the same even count before and after.  The writer never waits;
- * a reader waits only for a copy of a few kB to finish.
- *
- * What a publication holds:
- *	total_bytes: the blocks of every context of the backend's tree
- *		(MemoryContextMemAllocated(TopMemoryContext, true)), at the end of
- *		the statement, after its executor memory was freed.
- *	max_total_bytes: the largest total_bytes it has published; a lower bound
- *		of the most it ever held, as memory allocated and freed between two
- *		publications (a statement's executor memory) is not in it.
- *	max_statement_bytes: the largest executor memory of any statement it
- *		ran (as memprobe_statements measures it; tracked statements only).
- *	the memprobe.publish_contexts contexts holding most blocks themselves
- *		(children not counted), with name, ident, type and level; name and
- *		ident as memprobe_contexts and core show them
- *		(memprobe_context_label).
- *	the last top-level statement's queryid and executor memory.
- *
- * "Changed a lot": the transaction's and the portals' trees (where what a
- * statement leaves behind lives: a few contexts, where the whole tree is
- * hundreds) moved by PUBLISH_CHANGE_BYTES since the last publication, or
- * the statement's executor memory passed the largest published.  That read
- * and a few comparisons are what a statement pays when nothing is due (the
- * interval is counted from the statement's start time, which core has
- * already read).
- * Without it, a backend that grew and then went idle within the interval
- * would show its old figures until its next statement.  And a publication
- * that finds 1MB or more in the transaction's contexts arms a reset
- * callback on TopTransactionContext, which publishes again once the
- * transaction's memory is freed: a COMMIT's statement ends before that.
- *
- * What a publication may cost: a walk reads every context, so in a backend
- * with many (a few thousand cached plans make tens of thousands) it takes
- * milliseconds, and a statement end that publishes would cost that much.
- * So a publication measures the CPU time it used, and the next is held
- * back, whatever made it due, until PUBLISH_TIME_FACTOR times that has
- * passed since this one started: publishing uses at most 1% of the
- * backend's elapsed time.  CPU time, not the clock: a publication preempted
- * or stalled on a page fault did not cost the backend that wait, and would
- * otherwise hold the next back for a hundred times it.  A backend with
- * fewer than PUBLISH_BOUND_MIN_CONTEXTS contexts is not held back, so that
- * it publishes a large change at its very next statement end (its walk
- * takes microseconds, tens when out of the CPU caches).  A change held back
- * is published by the first statement end after the hold (it is still there
- * to be seen then); a backend that goes idle meanwhile shows its previous
- * publication until its next statement.
+ * or when its memory changed a lot since then (backends_statement_end); a
+ * reader copies the slots.  A slot has exactly one writer, its backend, so
+ * there is no lock: the writer brackets its writes with a change counter,
+ * odd while it writes (as PgBackendStatus' st_changecount), and a reader
+ * retries until it copies a slot between two writes.  The writer never
+ * waits; a reader waits only for a copy of a few kB to finish.  Publishing
+ * walks every context, so its cost is bounded: at most 1% of the backend's
+ * time (hold_next_publication).
  *
  * A backend clears its slot when it exits (before_shmem_exit).  Backends
  * that have not finished a statement since they started (and processes
@@ -106,7 +64,7 @@ static int	publish_contexts = 32;
 #define PUBLISH_CHANGE_BYTES	((int64) 1024 * 1024)
 
 /*
- * The bound on what publishing costs (see the file header): after a
+ * The bound on what publishing costs (hold_next_publication): after a
  * publication that used t of CPU time, none until PUBLISH_TIME_FACTOR * t
  * has passed, in backends of PUBLISH_BOUND_MIN_CONTEXTS contexts or more.
  */
@@ -140,6 +98,22 @@ typedef struct LargeContext
 	int64		bytes;
 } LargeContext;
 
+/*
+ * A backend's publication:
+ *	total_bytes: the blocks of every context of the backend's tree
+ *		(MemoryContextMemAllocated(TopMemoryContext, true)), at the end of
+ *		the statement, after its executor memory was freed.
+ *	max_total_bytes: the largest total_bytes it has published; a lower bound
+ *		of the most it ever held, as memory allocated and freed between two
+ *		publications (a statement's executor memory) is not in it.
+ *	max_statement_bytes: the largest executor memory of any statement it
+ *		ran (as memprobe_statements measures it; tracked statements only).
+ *	largest: the memprobe.publish_contexts contexts holding most blocks
+ *		themselves (children not counted), with name, ident, type and level,
+ *		labelled as memprobe_contexts and core label them
+ *		(memprobe_context_label).
+ *	last_queryid, last_statement_bytes: the last top-level statement's.
+ */
 typedef struct BackendSlot
 {
 	pg_atomic_uint32 changecount;	/* odd while its backend writes */
@@ -469,7 +443,17 @@ cpu_time_us(void)
 /*
  * After a publication that started at 'start' and used 'cpu_us' of CPU
  * time, hold the next one back until PUBLISH_TIME_FACTOR times that has
- * passed (see the file header).
+ * passed: publishing uses at most 1% of the backend's elapsed time.  A walk
+ * reads every context, so in a backend with many (a few thousand cached
+ * plans make tens of thousands) it takes milliseconds, and a statement end
+ * that publishes would cost that much.  CPU time, not the clock: a
+ * publication preempted or stalled on a page fault did not cost the backend
+ * that wait, and would otherwise hold the next back for a hundred times it.
+ * A backend with fewer than PUBLISH_BOUND_MIN_CONTEXTS contexts is not held
+ * back, so that it publishes a large change at its very next statement end.
+ * A change held back is published by the first statement end after the
+ * hold (it is still there to be seen then); a backend that goes idle
+ * meanwhile shows its previous publication until its next statement.
  */
 static void
 hold_next_publication(TimestampTz start, int64 cpu_us, int32 ncontexts)
@@ -549,6 +533,18 @@ publish(TimestampTz now, bool may_arm)
 	hold_next_publication(now, cpu_time_us() - cpu_start, ncontexts);
 }
 
+/*
+ * At the end of a top-level statement: publish if memprobe.publish_interval
+ * has passed since the last publication, or if memory changed a lot since:
+ * the transaction's and the portals' trees (bytes_to_compare) moved by
+ * PUBLISH_CHANGE_BYTES, or the statement's executor memory passed the
+ * largest published.  That read and a few comparisons are what a statement
+ * pays when nothing is due.  Without the change test, a backend that grew
+ * and then went idle within the interval would show its old figures until
+ * its next statement.  A publication that finds PUBLISH_CHANGE_BYTES or more
+ * in the transaction's contexts arms a reset callback that publishes again
+ * once they are freed (publish_when_transaction_memory_freed).
+ */
 void
 backends_statement_end(uint64 queryid, int64 executor_bytes)
 {

@@ -11,32 +11,14 @@
  * pg_stat_statements does at parse analysis, this backend makes the
  * normalised text of a statement it has just analysed (the code of
  * generate_normalized_query and fill_in_constant_lengths of
- * contrib/pg_stat_statements, 15.18 and 18.6, in one pass: the core scanner
- * gives each constant's length; 18's squashed lists of constants and
- * external parameters as 18 shows them), and keeps it in a table of this
- * backend, keyed by the query id and the statement's own text (its length
- * and hash), until an execution of it makes or finds its entry.  It is made
- * at parse analysis because the scanner must read the text with the
- * settings it was parsed with (standard_conforming_strings,
- * backslash_quote), and the execution only looks it up (a failed
+ * contrib/pg_stat_statements, 15.18 and 18.6, in one pass) and keeps it in
+ * a table of this backend, keyed by the query id and the statement's own
+ * text, until an execution of it makes or finds its entry.  At parse
+ * analysis because the scanner must read the text with the settings it was
+ * parsed with (standard_conforming_strings, backslash_quote); a failed
  * execution's entry is made while the transaction aborts, when nothing
- * should be scanned).
- *
- * The table keeps texts after they are stored, so that an entry evicted or
- * reset and made again by a cached plan (run again without being analysed)
- * still gets its normalised text; it is bounded (MAX_TEXTS entries,
- * MAX_TEXT_BYTES bytes) and emptied when full.  Utility statements are left
- * out (memprobe measures executors; the statements a utility runs, as
- * EXPLAIN ANALYZE's or CREATE TABLE AS's, come through here on their own).
- *
- * What it costs: a statement whose entry this backend knows to exist (an
- * execution of it was stored, and no entry was removed since: a shared
- * generation number counts resets and evictions) costs an atomic read and
- * a comparison with the last entry found known, or one local hash lookup,
- * at parse analysis and at executor start.  Otherwise it is scanned once at
- * parse analysis (up to the text's memprobe.query_text_bytes) and its text
- * hashed again at its executor start.
- *
+ * should be scanned.  Utility statements are left out (memprobe measures
+ * executors; the statements a utility runs come through here on their own).
  * When the text is not known (as in pg_stat_statements: a cached plan run
  * after a reset without being analysed again, and not in this backend's
  * table any more), the text is kept as it is.
@@ -57,7 +39,12 @@
 #include "report/query_texts.h"
 #include "shared/compat.h"
 
-/* The most normalised texts kept (and their bytes), and entries known, before emptying. */
+/*
+ * The most normalised texts kept (and their bytes), and entries known,
+ * before emptying.  The table keeps texts after they are stored, so that an
+ * entry evicted or reset and made again by a cached plan (run again without
+ * being analysed) still gets its normalised text.
+ */
 #define MAX_TEXTS		1024
 #define MAX_TEXT_BYTES	(4 * 1024 * 1024)
 #define MAX_KNOWN		4096
@@ -277,6 +264,14 @@ normalize(const char *stmt, int stmt_len, LocationLen *locs, int nlocs,
 	return out.data;
 }
 
+/*
+ * What it costs: a statement whose entry this backend knows to exist (an
+ * execution of it was stored, and no entry was removed since: a shared
+ * generation number counts resets and evictions) costs an atomic read and
+ * a comparison with the last entry found known, or one local hash lookup,
+ * here and at executor start.  Otherwise it is scanned once here (up to
+ * max_bytes of its text) and its text hashed again at its executor start.
+ */
 void
 query_texts_parsed(ParseState *pstate, Query *query, JumbleState *jstate, bool toplevel,
 				   int max_bytes)

@@ -5,47 +5,26 @@
  *
  * memprobe's own look-ahead (PostgreSQL 15/16) keeps a queue of the blocks
  * the scan will read next and gives the kernel read-ahead advice for them
- * in runs (segment_map.c), while the buffer manager reads each block when
- * its turn comes (ReadBufferExtended with the scan's strategy, as heapam).
+ * in runs of ADVICE_RUN blocks (segment_map.c), while the buffer manager
+ * reads each block when its turn comes (ReadBufferExtended with the scan's
+ * strategy, as heapam).  On PostgreSQL 17+ core's read_stream replaces all
+ * of this (compat.h).
  *
  * Only descending block sequences (backward scans) are advised.  Ascending
  * ones are left to the kernel's own sequential read-ahead, as core's
- * read_stream (17+) leaves them: it advises only blocks that do not follow
- * the previous read.  Measured on this project's VM (read_ahead_kb 8192,
- * bench/RESULTS.md): with advice, a cold 1.1GB count(*) reached the disk as
- * 1596 requests of 616kB instead of the kernel's 242 of 4MB and took 1.15x
- * core's time; pages brought in by posix_fadvise carry no read-ahead mark,
- * so the kernel's asynchronous read-ahead stopped.  Backward, the kernel
- * reads nothing ahead (one 8kB request per page): the same table read by a
- * backward cursor took 8.5 s without advice and 0.59 s with it.
+ * read_stream (17+) leaves them: pages brought in by posix_fadvise carry no
+ * read-ahead mark, so advising a forward scan stops the kernel's
+ * asynchronous read-ahead, and the scan reaches the disk in many small
+ * requests instead of a few large ones.  Backward, the kernel reads nothing
+ * ahead (one 8kB request per page), and advice is what makes such a scan
+ * fast (bench/RESULTS.md, "forward scans left to the kernel's read-ahead").
  *
- * Its distance follows read_stream.c's rules, in blocks:
- *	- it starts at 0: a scan of pages in shared buffers never looks ahead and
- *	  pays nothing for the stream, nor does an ascending one;
- *	- a block of a descending sequence the buffer manager had to read from
- *	  the kernel (seen in pgBufferUsage) raises it to at least one run, and
- *	  each run that was not in the page cache (so advice started I/O)
- *	  doubles it;
- *	- each run found already cached takes one run off it, and the reads of
- *	  the next 1, 3, 7 ... up to 63 runs' worth of blocks do not raise it
- *	  (a scan of a table in the page cache asks about one run in 64, 32MB:
- *	  each question is an open, a one-byte read and a close);
- *	- it never exceeds memprobe.streamscan_distance.
- * A run whose far end is in shared buffers, while the scan is finding pages
- * there, gets no advice: the buffer manager will not read it.
- * Runs are ADVICE_RUN blocks (512kB) of consecutive blocks in scan order;
- * a wrap-around, a change of direction or the end of the scan ends a run
- * early.  The advice pins no buffer and occupies no buffer: the strategy
- * ring and the pin limit, which bound how far core's read_stream may pin
- * ahead, do not apply to it; the distance setting bounds the page cache it
- * asks for.
- *
- * Why runs and not PrefetchBuffer() per block: per-block advice costs a
- * syscall and a buffer lookup per block (measured, forward, on this
- * project's VM: a 1.1GB count(*) from the page cache took 239 ms against
- * core's 157 ms).
- *
- * On PostgreSQL 17+, core's read_stream replaces all of this (compat.h).
+ * Runs, not PrefetchBuffer() per block: per-block advice costs a syscall
+ * and a buffer lookup per block, which made even a scan from the page cache
+ * slower than core's.  The advice pins no buffer and occupies none: the
+ * strategy ring and the pin limit, which bound how far core's read_stream
+ * may pin ahead, do not apply to it; memprobe.streamscan_distance bounds
+ * the page cache it asks for.
  *
  * Copyright (c) 2026, The memprobe Developers
  * Portions Copyright (c) 1996-2025, PostgreSQL Global Development Group
@@ -110,6 +89,23 @@ block_stream_begin(Relation rel, BufferAccessStrategy strategy,
  * flush_run
  *		Advise the gathered run, if any, and adapt the distance to whether
  *		it was already in the page cache.
+ *
+ * The distance follows read_stream.c's rules, in blocks:
+ *	- it starts at 0: a scan of pages in shared buffers never looks ahead and
+ *	  pays nothing for the stream, nor does an ascending one;
+ *	- a block of a descending sequence the buffer manager had to read from
+ *	  the kernel (seen in pgBufferUsage) raises it to at least one run, and
+ *	  each run that was not in the page cache (so advice started I/O)
+ *	  doubles it;
+ *	- each run found already cached takes one run off it, and the reads of
+ *	  the next 1, 3, 7 ... up to 63 runs' worth of blocks do not raise it
+ *	  (a scan of a table in the page cache asks about one run in 64, 32MB:
+ *	  each question is an open, a one-byte read and a close);
+ *	- it never exceeds memprobe.streamscan_distance.
+ * A run whose far end is in shared buffers, while the scan is finding pages
+ * there, gets no advice: the buffer manager will not read it.  A run is
+ * ADVICE_RUN consecutive blocks in scan order; a wrap-around, a change of
+ * direction or the end of the scan ends one early.
  */
 static void
 flush_run(BlockStream *bs)

@@ -74,12 +74,11 @@ typedef enum BlockStreamKind
  * The stream's state.  Private to block_stream.c, but for block_stream_next()
  * below, which is inline so that the scan's page loop calls
  * ReadBufferExtended() itself, with no frame of the stream's between them:
- * measured on 15 (one row per page, pages in the page cache: a pread per
- * page), an out-of-line block_stream_next() and its indirect call of the
- * callback made the scan 1.5-2.5% slower than core's; inline, it is at
- * parity (bench/RESULTS.md, paired runs).  On 17 read_stream_next_buffer()
- * is called from here too, as heapam calls it (there the gap went from 1.2%
- * to 0.6-0.8%).
+ * with one row per page, an out-of-line block_stream_next() and its
+ * indirect call of the callback made the scan slower than core's, and
+ * inline it is at parity (bench/RESULTS.md, "block_stream_next() inline").
+ * On 17 read_stream_next_buffer() is called from here too, as heapam calls
+ * it, which narrowed the gap there as well.
  */
 struct BlockStream
 {

@@ -5,19 +5,18 @@
  *	  read-ahead advice StreamScan gives on PostgreSQL 15/16.
  *
  * PostgreSQL has no smgr hook, and its only advice call, PrefetchBuffer(),
- * advises one 8kB block at a time: measured here, that breaks the kernel's
- * own sequential read-ahead (a cold 1GB count(*) took 2.0 s instead of
- * 1.4 s).  memprobe maps a run of blocks to its segment file in O(1) (block
- * / RELSEG_SIZE, the file's path computed once per scan), opens the file
- * itself read-only for the moment of one call, and advises the whole run
- * with one posix_fadvise(WILLNEED), after checking with a one-byte
- * non-blocking read (preadv2 RWF_NOWAIT) that the run is not in the page
- * cache already.  The descriptor is closed before anything that could raise
- * an error, so none outlives a call (it costs an open and a close per 512kB
- * run asked about; a cached table is asked about once per 16 runs).  It
- * never reads a block for PostgreSQL and never touches shared buffers:
- * advice only decides what the kernel has ready when the buffer manager
- * reads.
+ * advises one 8kB block at a time, which breaks the kernel's own sequential
+ * read-ahead and made cold scans slower (bench/RESULTS.md).  memprobe maps a
+ * run of blocks to its segment file in O(1) (block / RELSEG_SIZE, the
+ * file's path computed once per scan), opens the file itself read-only for
+ * the moment of one call, and advises the whole run with one
+ * posix_fadvise(WILLNEED), after checking with a one-byte non-blocking read
+ * (preadv2 RWF_NOWAIT) that the run is not in the page cache already.  The
+ * descriptor is closed before anything that could raise an error, so none
+ * outlives a call (it costs an open and a close per run asked about;
+ * block_stream.c asks about few runs of a cached table).  It never reads a
+ * block for PostgreSQL and never touches shared buffers: advice only
+ * decides what the kernel has ready when the buffer manager reads.
  *
  * Copyright (c) 2026, The memprobe Developers
  *

@@ -171,9 +171,8 @@ streamscan_add_paths(PlannerInfo *root, RelOptInfo *rel, Index rti, RangeTblEntr
 	/*
 	 * Nothing to do when add_path kept no sequential scan (an index scan
 	 * beat it: most OLTP statements), checked before the relation is opened
-	 * for its access method, which costs more than the rest (bench/callgrind
-	 * --oltp: 465 instructions of the 2,271 memprobe added per pgbench -S
-	 * statement).
+	 * for its access method, which costs more than all the rest of this
+	 * hook (bench/RESULTS.md, "Scans against the floor").
 	 */
 	if (!has_seqscan_path(rel->pathlist, false) &&
 		!(streamscan_parallel_enabled && has_seqscan_path(rel->partial_pathlist, true)))

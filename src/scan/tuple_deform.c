@@ -227,9 +227,8 @@ tuple_deform_set_need(TupleTableSlot *slot, Bitmapset *columns)
 	/*
 	 * Worth it wherever it skips a column, that is unless there is a step
 	 * for every column below maxneed: a step costs about what the walk
-	 * spends on a column (bench/callgrind --deform on 15, instructions a row
-	 * for a text, N ints and the last int read: N = 1 by need 571, walked
-	 * 613; N = 15 581 and 1,015).
+	 * spends on a column (bench/callgrind --deform, bench/RESULTS.md,
+	 * "Deformation by steps").
 	 */
 	if (need->maxneed <= need->nsteps)
 	{

@@ -47,8 +47,8 @@
  * sampler's entry point).  From 16, PGXS builds modules with
  * -fvisibility=hidden and PGDLLEXPORT marks those; 15's does neither, so the
  * Makefile adds the flag and this the marks (15's PG_FUNCTION_INFO_V1 marks
- * only the info record).  (It saves 8 instructions a pgbench -S statement:
- * GCC already reached memprobe's statics directly.)  Every file that
+ * only the info record).  It is for what memprobe.so exports, not for
+ * speed: GCC already reached memprobe's statics directly.  Every file that
  * defines an SQL function includes this header before its
  * PG_FUNCTION_INFO_V1.
  */

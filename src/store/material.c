@@ -13,15 +13,7 @@
  * cached plan is never touched.
  *
  * The plan is finished (setrefs.c has run), so the replacement node is built
- * the way setrefs would have left it (see material_make_scan):
- *	- the Material's child stays its outer plan (lefttree), so ExecReScan
- *	  propagates changed parameters to it and EXPLAIN shows it as usual;
- *	- custom_scan_tlist is the Material's own targetlist (OUTER_VAR Vars into
- *	  the child's output) and the node's targetlist refers to it with
- *	  INDEX_VAR Vars, so the scan tuple is exactly the child's row and
- *	  EXPLAIN VERBOSE deparses the columns through the child;
- *	- everything else (costs, plan_node_id, params, initPlans, parallel
- *	  safety) is the Material's.
+ * the way setrefs would have left it (material_make_scan).
  *
  * PostgreSQL 18's tuplestore already keeps its tuples in a Generation
  * context and reports their size; there memprobe leaves Material alone.
@@ -185,7 +177,15 @@ material_substitute(PlannedStmt *stmt)
 /*
  * material_make_scan
  *		The custom scan that replaces 'material', built as setrefs.c would
- *		have built it (see the file header).
+ *		have built it, the plan being finished:
+ *	- the Material's child stays its outer plan (lefttree), so ExecReScan
+ *	  propagates changed parameters to it and EXPLAIN shows it as usual;
+ *	- custom_scan_tlist is the Material's own targetlist (OUTER_VAR Vars into
+ *	  the child's output) and the node's targetlist refers to it with
+ *	  INDEX_VAR Vars, so the scan tuple is exactly the child's row and
+ *	  EXPLAIN VERBOSE deparses the columns through the child;
+ *	- everything else (costs, plan_node_id, params, initPlans, parallel
+ *	  safety) is the Material's.
  */
 static CustomScan *
 material_make_scan(Plan *material)

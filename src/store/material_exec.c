@@ -8,37 +8,20 @@
  * kept for itself, REWIND added when BACKWARD is asked for, all three
  * stripped from the child), the same lazy tuplestore, the same rescan,
  * mark/restore and backward-fetch behaviour.  What differs is where the
- * tuples live:
- *
- *	- the tuplestore copies each tuple into a memory context of the node's
- *	  own (tuplestore.c copies it into the store's context) and charges
- *	  work_mem with GetMemoryChunkSpace() of that chunk.  A Generation
- *	  context (memprobe.material_context = generation, the default) stores
- *	  each tuple at its own size where AllocSet, core's, rounds it up to a
- *	  power of two, so the same work_mem holds up to twice as many tuples
- *	  before spilling to disk;
- *	- but a Generation chunk's header is larger than an AllocSet chunk's on
- *	  15 (24 bytes to 16; 32 to 24 with MEMORY_CONTEXT_CHECKING), and on 16
- *	  and later with MEMORY_CONTEXT_CHECKING a Generation chunk always has
- *	  room for a sentinel byte: where the power-of-two rounding wins nothing
- *	  back (a tuple whose MAXALIGNed size is a power of two, or on 15 one
- *	  above 8kB), Generation would charge more per tuple than core's
- *	  Material, and spill where core does not.  So each tuple goes, before
- *	  it is copied, to whichever of two contexts charges less for its exact
- *	  size (material_route_tuple): the Generation context, or an AllocSet
- *	  that also holds the store's own state (its tuple pointer array is then
- *	  charged as core's is).  No tuple, and not the array, is ever charged
- *	  more than core's Material would charge for it;
- *	- blocks double from 8kB up to 1MB (context_types.h), so the context
- *	  holds little more than it stores;
- *	- the tuplestore and everything it allocated go with one context reset
- *	  on rescan and at the end, instead of a pfree per tuple (its temp file,
- *	  if it spilled, is closed first).
+ * tuples live: in two contexts of the node's own, a Generation context
+ * (memprobe.material_context = generation, the default), which stores each
+ * tuple at its own size where core's AllocSet rounds it up to a power of
+ * two, and an AllocSet that holds the store itself.  Each tuple goes, before
+ * it is copied, to whichever charges work_mem less for its exact size
+ * (material_route_tuple), so that no tuple is ever charged more than core's
+ * Material would charge for it (docs/genmaterial.md).  Everything goes with
+ * one reset of each context on rescan and at the end, instead of a pfree
+ * per tuple.
  *
  * EXPLAIN ANALYZE prints PostgreSQL 18's storage line for the node,
- * "Storage: Memory|Disk  Maximum Storage: NkB", computed as 18's
- * tuplestore_get_stats() does but as the peak over every rescan, and beside
- * it the peak bytes the tuple context held in blocks: the real footprint.
+ * computed as 18's tuplestore_get_stats() does but as the peak over every
+ * rescan, and beside it the peak bytes the contexts held in blocks: the
+ * real footprint.
  *
  * Copyright (c) 2026, The memprobe Developers
  * Portions Copyright (c) 1996-2025, PostgreSQL Global Development Group

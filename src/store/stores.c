@@ -1,71 +1,32 @@
 /*-------------------------------------------------------------------------
  *
  * stores.c
- *	  The tuple stores of WindowAgg, CTE Scan and Recursive Union keep their
- *	  tuples in a Generation context of memprobe's (PostgreSQL 15 and 17).
+ *	  The tuple stores of WindowAgg, CTE Scan, Recursive Union, Function
+ *	  Scan and Table Function Scan keep their tuples in a Generation context
+ *	  of memprobe's (PostgreSQL 15 and 17), as PostgreSQL 18's do; and what
+ *	  those stores held, for memprobe_statements' node peaks and EXPLAIN
+ *	  ANALYZE's Storage line (explain_storage.c).
  *
- * Before PostgreSQL 18 a tuplestore copies every tuple it stores into the
- * memory context that was current when it was created (its "context"
- * field), which for these nodes is the query's AllocSet: a 1kB tuple takes
- * a 2kB chunk there, so a store holds half what work_mem allows, spills
- * twice as early, and a WindowAgg whose store spills can no longer trim it
- * (the seed's 1000x case).  PostgreSQL 18 gives each tuplestore a
- * Generation context for its tuples (no power-of-two rounding).
+ * Before 18 a tuplestore copies every tuple it stores into the memory
+ * context that was current when it was created (its "context" field), for
+ * these nodes the query's AllocSet, where a 1kB tuple takes a 2kB chunk.
+ * memprobe changes that without replacing the nodes: a tuplestore reads its
+ * context field only when it copies an incoming tuple, and every chunk is
+ * freed through its own header, so pointing the field at another context
+ * between two puts is safe at any time: later tuples go there, earlier ones
+ * are freed where they are.  The struct, its tuple-pointer array and its
+ * read pointers stay where core put them, as on 18.  The field is reached
+ * through tuplestore_layout.h's copy of the layout, checked against a live
+ * tuplestore once per backend; if it does not match, nothing is changed.
  *
- * memprobe does the same without replacing the nodes: a tuplestore reads
- * its context field only when it copies an incoming tuple (puttuple,
- * puttupleslot, putvalues), and every chunk is freed through its own
- * header, so pointing the field at another context between two puts is
- * safe at any time: later tuples go there, earlier ones are freed where
- * they are.  The struct, its tuple-pointer array and its read pointers stay
- * where core put them, as on 18.  The field is reached through compat.h's
- * copy of the tuplestore layout, checked against a live tuplestore once per
- * backend (GenMaterial's check); if it does not match, nothing is changed.
- *
- * When each store is claimed (its context pointed at the node's Generation
- * context, created in the query's context at ExecutorStart, so that it
- * goes when the query's memory goes, on success, error or cancel alike):
- *	CTE Scan: the CTE's store is created by the first CTE Scan's
- *		ExecInitCteScan and shared by the others; claimed at ExecutorStart,
- *		while it is empty.  Rescans clear it (tuplestore_clear keeps the
- *		field).
- *	WindowAgg: a store per partition, created in begin_partition and filled
- *		by spool_tuples, one tuple per call of the outer plan.  The outer
- *		plan's ExecProcNodeReal is wrapped: before each call, the current
- *		partition's store is claimed if it is not yet.  Only the partition's
- *		first tuple, stored by begin_partition before any call, lands in the
- *		query's context.
- *	Recursive Union: the working and intermediate tables, created at init
- *		(claimed at ExecutorStart) and a new intermediate table per
- *		iteration, created just before the recursive term is called again:
- *		both children are wrapped, and claim the current tables before each
- *		call.
- * The wrappers also sample what the stores hold, for memprobe_statements'
- * node peaks.  EvalPlanQual rechecks build their trees without
- * ExecutorStart: their stores stay core's.
- *
- *	Function Scan, Table Function Scan: the store is created and filled in
- *		one call (ExecMakeTableFunctionResult, or the function itself in
- *		materialize mode; tfuncFetchRows), with no moment in between.  Both
- *		create it in their expression context's per-query memory, so for that
- *		one call the node's own ExecProcNodeReal makes the node's Generation
- *		context the expression context's per-query memory: the store, its
- *		tuples and whatever else the function keeps "for the query" land
- *		there.  That context lives exactly as long as the query's (it is its
- *		child), so nothing can outlive it; but a store made again on every
- *		rescan would leave those other allocations pinning Generation blocks,
- *		so only nodes whose store is never made again are taken: a Function
- *		Scan none of whose functions depends on a parameter, a Table Function
- *		Scan with no parameter at all (core makes their stores once per query
- *		and only rewinds them on rescan).  Lateral and correlated ones stay
- *		core's.
- *
- * EXPLAIN ANALYZE (explain_storage.c) prints PostgreSQL 18's Storage line for
- * WindowAgg, CTE Scan, Recursive Union and Table Function Scan from the
- * figures sampled here, kept per store as 18's tuplestore_get_stats() keeps
- * them.  For an instrumented query the nodes are watched (sampled, not
- * claimed) even with memprobe.enable_stores off, so that EXPLAIN ANALYZE
- * compares both ways.
+ * After ExecutorStart (stores_executor_started) the plan state tree is
+ * walked once (start_walker): each node's context is made in the query's
+ * context, so that it goes with the query's memory on success, error or
+ * cancel alike, and the children that fill its stores are wrapped, so that
+ * the stores are claimed and sampled before each of their calls.
+ * EvalPlanQual rechecks build their trees without ExecutorStart: their
+ * stores stay core's.  How each node's stores are claimed, for readers:
+ * docs/tuple-stores.md.
  *
  * Copyright (c) 2026, The memprobe Developers
  * Portions Copyright (c) 1996-2025, PostgreSQL Global Development Group
@@ -282,7 +243,7 @@ find_wrapped(PlanState *ps)
 	for (w = wrapped; w != NULL; w = w->next)
 		if (w->node == ps)
 			return last_wrapped = w;
-	elog(ERROR, "memprobe: no wrapper recorded for plan node %d",
+	elog(ERROR, "no wrapper recorded for plan node %d",
 		 ps->plan->plan_node_id);
 	return NULL;				/* keep compiler quiet */
 }
@@ -305,8 +266,8 @@ static TupleTableSlot *wrapped_exec(PlanState *ps);
 
 /*
  * The self role around one call: on the call that makes the store, the
- * owner's context is the per-query memory the store is made in (see the
- * file header); after it, a sample.
+ * owner's context is the per-query memory the store is made in (see
+ * start_walker); after it, a sample.
  */
 static TupleTableSlot *
 self_call(WrappedNode *w, PlanState *ps)
@@ -487,6 +448,32 @@ drop_owner(StoreOwner *owner)
 	pfree(owner);
 }
 
+/*
+ * When each node's stores are claimed:
+ *	CTE Scan: the CTE's store is created by the first CTE Scan's
+ *		ExecInitCteScan and shared by the others; claimed now, while it is
+ *		empty.  Rescans clear it (tuplestore_clear keeps the field).
+ *	WindowAgg: a store per partition, created in begin_partition and filled
+ *		by spool_tuples, one tuple per call of the outer plan, which is
+ *		wrapped: before each call the current partition's store is claimed
+ *		if it is not yet.  Only the partition's first tuple, stored by
+ *		begin_partition before any call, lands in the query's context.
+ *	Recursive Union: the working and intermediate tables, created at init
+ *		(claimed now) and a new intermediate table per iteration, created
+ *		just before the recursive term is called again: both children are
+ *		wrapped, and claim the current tables before each call.
+ *	Function Scan, Table Function Scan: the store is created and filled in
+ *		one call (ExecMakeTableFunctionResult, or the function itself in
+ *		materialize mode; tfuncFetchRows), in the expression context's
+ *		per-query memory, so for that one call the node itself is wrapped
+ *		and the node's context becomes that per-query memory (self_call):
+ *		the store, its tuples and whatever else the function keeps "for the
+ *		query" land there.  That context lives exactly as long as the
+ *		query's, but a store made again on every rescan would leave those
+ *		other allocations pinning its blocks, so only nodes whose store is
+ *		made once are taken (made_once); lateral and correlated ones stay
+ *		core's.
+ */
 static bool
 start_walker(PlanState *ps, void *context)
 {
@@ -593,7 +580,11 @@ start_walk(QueryDesc *queryDesc, bool claim, bool watch)
 	subplan_walk_end(&walk.subplans);
 }
 
-/* After ExecutorStart (memprobe's ExecutorStart_hook, hooks.c). */
+/*
+ * After ExecutorStart (memprobe's ExecutorStart_hook, hooks.c).  For an
+ * instrumented query the nodes are watched (sampled, not claimed) even with
+ * memprobe.enable_stores off, so that EXPLAIN ANALYZE compares both ways.
+ */
 void
 stores_executor_started(QueryDesc *queryDesc, int eflags)
 {

@@ -524,9 +524,9 @@ report_mismatch(const DeformRun *run, const DeformCheck *check,
 			(errcode(ERRCODE_INTERNAL_ERROR),
 			 errmsg("memprobe_deform differs from core at column %d of tuple " INT64_FORMAT " (seed " INT64_FORMAT ")",
 					col + 1, run->tupno, run->seed),
-			 errdetail("Check \"%s\". Column %d: %s, attlen %d, attalign '%c', attbyval %s, attstorage '%c'%s. "
-					   "Core: %s. memprobe: %s. "
-					   "The tuple stores %d of %d columns (t_hoff %d, t_len %u, %s). "
+			 errdetail("Check \"%s\".  Column %d: %s, attlen %d, attalign '%c', attbyval %s, attstorage '%c'%s.  "
+					   "Core: %s.  memprobe: %s.  "
+					   "The tuple stores %d of %d columns (t_hoff %d, t_len %u, %s).  "
 					   "Columns (attlen, attalign; v by value, p plain storage, x dropped, m missing value): %s.",
 					   describe_check(check), col + 1,
 					   describe_type(att),
@@ -562,9 +562,12 @@ compare_columns(DeformRun *run, const DeformCheck *check,
 	if (mslot->tts_nvalid < upto)
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
-				 errmsg("memprobe_deform%s left tts_nvalid at %d after slot_getsomeattrs(slot, %d), tuple " INT64_FORMAT " (seed " INT64_FORMAT ")",
-						needed ? " by need" : "",
-						mslot->tts_nvalid, upto, run->tupno, run->seed)));
+				 errmsg("memprobe_deform%s left tts_nvalid at %d after slot_getsomeattrs(slot, %d)",
+						needed ? " by need" : "", mslot->tts_nvalid, upto),
+				 errdetail("Tuple " INT64_FORMAT ", seed " INT64_FORMAT ".",
+						   run->tupno, run->seed),
+				 errhint("memprobe_test_deform(" INT64_FORMAT ", %d) reproduces it.",
+						 run->seed, run->ntuples)));
 
 	for (int i = 0; i < upto; i++)
 	{

@@ -46,7 +46,8 @@ memprobe_test_grow(PG_FUNCTION_ARGS)
 	if (mb <= 0 || step_mb <= 0 || pause_ms < 0 || hold_ms < 0)
 		ereport(ERROR,
 				errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				errmsg("memprobe_test_grow needs mb > 0, step_mb > 0, pause_ms >= 0 and hold_ms >= 0"));
+				errmsg("invalid arguments to memprobe_test_grow"),
+				errdetail("mb and step_mb must be greater than zero, pause_ms and hold_ms greater than or equal to zero."));
 	step = (Size) step_mb * 1024 * 1024;
 	nsteps = (mb + step_mb - 1) / step_mb;
 	blocks = palloc0(nsteps * sizeof(char *));
@@ -105,7 +106,7 @@ memprobe_test_reserve(PG_FUNCTION_ARGS)
 	if (mb < 0)
 		ereport(ERROR,
 				errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				errmsg("memprobe_test_reserve needs mb >= 0"));
+				errmsg("mb must be greater than or equal to zero"));
 	free(reserved);
 	reserved = NULL;
 	if (mb > 0 && (reserved = malloc((Size) mb * 1024 * 1024)) == NULL)
