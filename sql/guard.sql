@@ -49,12 +49,15 @@ SELECT 1 AS session_goes_on;
 
 -- PL/pgSQL sees out_of_memory, with the guard's message
 DO $$
+DECLARE
+  detail text;
 BEGIN
   PERFORM gd_hold(300, 5.0);
   RAISE NOTICE 'not cancelled';
 EXCEPTION WHEN out_of_memory THEN
-  RAISE NOTICE 'caught %: %', SQLSTATE,
-    regexp_replace(SQLERRM, 'memory [0-9.]+ MB', 'memory N MB');
+  GET STACKED DIAGNOSTICS detail = PG_EXCEPTION_DETAIL;
+  RAISE NOTICE 'caught %: %', SQLSTATE, SQLERRM;
+  RAISE NOTICE 'detail: %', regexp_replace(detail, 'memory, [0-9.]+ MB', 'memory, N MB');
 END $$;
 
 -- a parallel query whose worker holds the memory: the worker's statement is cancelled, and with

@@ -33,17 +33,8 @@
  *	set_rel_pathlist: the chain, then StreamScan's paths
  *	emit_log:		the guard's cancel translated, then the chain
  *
- * The executor nesting level lives here, as pg_stat_statements keeps its
- * nesting_level: 0 for a client's own statement, one more inside each
- * ExecutorRun, ExecutorFinish, utility statement and fast-path call.  It is
- * kept across an error by PG_TRY/PG_CATCH, except where no handler is
- * needed: a SELECT's ExecutorFinish (nothing runs under it) and a client's
- * own statement's ExecutorRun where the guard needs no handler, whose error
- * ends the transaction, the abort putting the level back.  The handlers
- * give the guard's cancel its error (guard_translate_cancel) where a
- * PL/pgSQL block or a savepoint could catch it before the top level.
- *
- * Likewise one transaction callback and one subtransaction callback, in the
+ * The executor nesting level lives here (nesting_level).  Likewise one
+ * transaction callback and one subtransaction callback, in the
  * order core called the parts' own (the last registered first):
  *
  *	transaction:	the statement's end (and its cap), the guard, the level
@@ -51,14 +42,8 @@
  *	subtransaction:	the statement's end, the guard, memprobe_statements
  *
  * A fast-path call (the protocol's FunctionCall message) runs no planner,
- * executor or utility statement of its own: needs_fmgr_hook sees the
- * function looked up for the call, begins a statement for the guard and
- * has fmgr_info wrap it, and fmgr_hook then sees it run and return, which
- * ends it.  A built-in function is never wrapped (fmgr.c looks it up
- * without asking): such a call is no statement of its own for the guard
- * (it is cancelled as the one before it, which has ended, so never
- * capped).  An object access hook would see every call's execute check,
- * but costs every statement (pgbench -S runs one).
+ * executor or utility statement of its own: the fmgr hooks make it one
+ * (memprobe_needs_fmgr).
  *
  * Copyright (c) 2026, The memprobe Developers
  *
@@ -99,7 +84,17 @@ static emit_log_hook_type prev_emit_log = NULL;
 static needs_fmgr_hook_type prev_needs_fmgr = NULL;
 static fmgr_hook_type prev_fmgr = NULL;
 
-/* executor and utility nesting depth, as pg_stat_statements' nesting_level */
+/*
+ * Executor and utility nesting depth, as pg_stat_statements' nesting_level:
+ * 0 for a client's own statement, one more inside each ExecutorRun,
+ * ExecutorFinish, utility statement and fast-path call.  It is kept across
+ * an error by PG_TRY/PG_CATCH, except where no handler is needed: a
+ * SELECT's ExecutorFinish (nothing runs under it) and a client's own
+ * statement's ExecutorRun where the guard needs no handler, whose error
+ * ends the transaction, the abort putting the level back.  The handlers
+ * give the guard's cancel its error (guard_translate_cancel) where a
+ * PL/pgSQL block or a savepoint could catch it before the top level.
+ */
 static int	nesting_level = 0;
 
 /*
@@ -554,6 +549,16 @@ fastpath_call_found(Oid fn_oid)
  * needs_fmgr_hook: fetch_fp_info looks the called function up before
  * anything else of its message: that lookup is wrapped (fmgr_security_definer
  * then calls fmgr_hook around the call); none in any other state.
+ *
+ * A fast-path call (the protocol's FunctionCall message) runs no planner,
+ * executor or utility statement of its own: this hook sees the function
+ * looked up for the call, begins a statement for the guard and has
+ * fmgr_info wrap it, and fmgr_hook then sees it run and return, which ends
+ * it.  A built-in function is never wrapped (fmgr.c looks it up without
+ * asking): such a call is no statement of its own for the guard (it is
+ * cancelled as the one before it, which has ended, so never capped).  An
+ * object access hook would see every call's execute check, but costs every
+ * statement, and an OLTP statement runs one.
  */
 static bool
 memprobe_needs_fmgr(Oid fn_oid)

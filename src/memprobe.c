@@ -116,11 +116,12 @@ memprobe_shmem_startup(void)
 
 	if (!IsUnderPostmaster)
 		ereport(LOG,
-				errmsg("memprobe %s takes %zu kB of shared memory: memprobe_statements %zu kB, memprobe_backends %zu kB, the sampler %zu kB",
+				errmsg("memprobe %s takes %zu kB of shared memory",
 					   MEMPROBE_BUILD_VERSION,
-					   (statements + backends + sampler + 1023) / 1024,
-					   (statements + 1023) / 1024, (backends + 1023) / 1024,
-					   (sampler + 1023) / 1024));
+					   (statements + backends + sampler + 1023) / 1024),
+				errdetail("Of that, memprobe_statements takes %zu kB, memprobe_backends %zu kB and the sampler %zu kB.",
+						  (statements + 1023) / 1024, (backends + 1023) / 1024,
+						  (sampler + 1023) / 1024));
 }
 
 void

@@ -30,7 +30,7 @@ sub shmem_line
 {
 	my ($log) = @_;
 	my @m = $log =~
-	  /LOG:  memprobe \S+ takes (\d+) kB of shared memory: memprobe_statements (\d+) kB, memprobe_backends (\d+) kB, the sampler (\d+) kB/;
+	  /LOG:  memprobe \S+ takes (\d+) kB of shared memory\n[^\n]*DETAIL:  Of that, memprobe_statements takes (\d+) kB, memprobe_backends (\d+) kB and the sampler (\d+) kB\./;
 	return @m;
 }
 
@@ -70,7 +70,7 @@ my $ok = IPC::Run::run [ 'postgres', '-D', $node->data_dir, '-C', 'shared_memory
   '>', \$stdout, '2>', \$stderr;
 ok(!$ok, 'postgres -C shared_memory_size fails');
 like($stderr,
-	qr/memprobe_statements would take \d+ MB of shared memory, more than an eighth of this machine's memory/,
+	qr/memprobe_statements would take more than an eighth of this machine's memory\n[^\n]*DETAIL:  It would take \d+ MB of shared memory, and an eighth is \d+ MB\./,
 	'with memprobe\'s message');
 like($stderr, qr/memprobe\.max is 20000000 and memprobe\.query_text_bytes is 1024/,
 	'naming the settings');
@@ -80,7 +80,7 @@ $log_offset = -s $node->logfile;
 my $started = $node->start(fail_ok => 1);
 ok(!$started, 'the server does not start');
 like(substr(slurp_file($node->logfile), $log_offset),
-	qr/memprobe_statements would take \d+ MB of shared memory/,
+	qr/memprobe_statements would take more than an eighth of this machine's memory/,
 	'and its log says why');
 
 $node->append_conf('postgresql.conf', "memprobe.max = 5000\n");

@@ -145,11 +145,11 @@ ok( $node->poll_query_until(
 # ten samples more
 usleep(10 * $interval_ms * 1000);
 my $idle_log = slurp_file($node->logfile, $log_start);
-my @warned = $idle_log =~ /memprobe: process $idle_pid \(client backend\) holds [\d.]+ MB, more than memprobe\.backend_memory_limit \(150(?:\.\d+)? MB\), but has no running statement the guard may cancel/g;
+my @warned = $idle_log =~ /memprobe has no statement to cancel in process $idle_pid \(client backend\), over memprobe\.backend_memory_limit\n[^\n]*DETAIL:  The process holds [\d.]+ MB; the limit is 150(?:\.\d+)? MB\./g;
 is(scalar(@warned), 1, 'the guard logs it once');
 like($idle_log, qr/HINT:  It is idle in a transaction, with no statement to cancel/,
 	'saying why');
-unlike($idle_log, qr/canceling the statement of process $idle_pid/, 'and cancels nothing');
+unlike($idle_log, qr/canceling the statement of process $idle_pid /, 'and cancels nothing');
 is($idle->query_safe('SELECT 1'), '1', 'the session goes on');
 $idle->query_safe('COMMIT');
 $idle->quit;
@@ -210,7 +210,7 @@ SKIP:
 		'a statement held in the planner over the limit is cancelled');
 	$planned->query('SELECT 1');
 	like($planned->{stderr},
-		qr/canceling statement because backend memory [\d.]+ MB exceeded memprobe\.backend_memory_limit \(150(?:\.\d+)? MB\)/,
+		qr/canceling statement due to memprobe\.backend_memory_limit\nDETAIL:  The backend's memory, [\d.]+ MB, exceeded the limit of 150(?:\.\d+)? MB\./,
 		'with the guard\'s error');
 	# A client's own statement gets it from the emit_log_hook (its planner runs no handler);
 	# one planned inside a PL/pgSQL block gets it from the planner hook's handler, before the
@@ -238,7 +238,7 @@ SKIP:
 		'a statement held in the planner inside a PL/pgSQL block is cancelled');
 	$planned->query('SELECT 1');
 	like($planned->{stderr},
-		qr/NOTICE:  caught: canceling statement because backend memory [\d.]+ MB exceeded memprobe\.backend_memory_limit/,
+		qr/NOTICE:  caught: canceling statement due to memprobe\.backend_memory_limit/,
 		'and the block\'s handler for out_of_memory catches the guard\'s error');
 	$planned->quit;
 	$holder->quit;

@@ -147,15 +147,17 @@ my $guard = run_scenario(
 	});
 note "guard on: the runaway statement ended after $guard->{runaway_seconds} s: $guard->{runaway_error}";
 is($guard->{runaway_sqlstate}, '53200', 'guard: the runaway statement fails with SQLSTATE 53200');
-like(
-	$guard->{runaway_error},
-	qr/canceling statement because the server's available memory [\d.]+ MB fell below memprobe\.min_available_memory \(300(?:\.\d+)? MB\)/,
+is($guard->{runaway_error}, 'canceling statement due to memprobe.min_available_memory',
 	'guard: with the guard\'s message');
+like(
+	$guard->{log},
+	qr/ERROR:  canceling statement due to memprobe\.min_available_memory\n[^\n]*DETAIL:  The server's available memory, [\d.]+ MB, fell below the minimum of 300(?:\.\d+)? MB, and this process held the most memory/,
+	'guard: and its figures');
 ok(!$guard->{killed}, 'guard: no process was terminated by signal 9');
 ok(!$guard->{reinitialized}, 'guard: the postmaster did not reinitialize');
 like(
 	$guard->{log},
-	qr/LOG:  memprobe: canceling the statement of process $guard->{runaway_pid} \(query id -?\d+\), which held the most memory/,
+	qr/LOG:  memprobe is canceling the statement of process $guard->{runaway_pid} due to memprobe\.min_available_memory\n[^\n]*DETAIL:  The server's available memory, [\d.]+ MB, fell below the minimum of [\d.]+ MB, and the statement held the most memory, [\d.]+ MB\.  Its query id is -?\d+\./,
 	'guard: the server log names the process and the query id');
 # (the harness cancels the bystander's pg_sleep itself once the runaway statement has ended)
 like($guard->{bystander_error}, qr/canceling statement due to user request/,

@@ -195,9 +195,9 @@ unlike($out, qr/ERROR/, 'small statements: and gets no error');
 is(cancels(), $before, 'small statements: nothing is cancelled');
 like(
 	slurp_file($node->logfile, $log_start),
-	qr/memprobe: the server's available memory [\d.]+ MB is below memprobe\.min_available_memory \([\d.]+ MB\), but the process holding the most, \d+ \([^)]*\), holds only \d+ [kM]B; the guard cancels nothing/,
+	qr/memprobe cancels no statement for memprobe\.min_available_memory\n[^\n]*DETAIL:  The server's available memory, [\d.]+ MB, is below the minimum of [\d.]+ MB, but the process holding the most, \d+ \([^)]*\), holds only \d+ [kM]B\./,
 	'small statements: the log says why nothing is cancelled');
-my @small = slurp_file($node->logfile, $log_start) =~ /holds only \d+ [kM]B; the guard cancels nothing/g;
+my @small = slurp_file($node->logfile, $log_start) =~ /but the process holding the most, \d+ \([^)]*\), holds only \d+ [kM]B\./g;
 is(scalar(@small), 1, 'small statements: once');
 
 # --- a walsender decoding a large transaction holds the most
@@ -228,8 +228,8 @@ is($status, 0, 'walsender: pgbench -S completes');
 unlike($out, qr/ERROR/, 'walsender: and gets no error');
 is(cancels(), $before, 'walsender: no statement is cancelled');
 my $log = slurp_file($node->logfile, $log_start);
-my @named = $log =~ /the process holding the most, $walsender \(walsender, \d+ MB\), has no statement the guard may cancel/g;
-my @others = $log =~ /the process holding the most, (\d+) \([^)]*\), has no statement the guard may cancel/g;
+my @named = $log =~ /the process holding the most, $walsender \(walsender, \d+ MB\), has no statement memprobe may cancel/g;
+my @others = $log =~ /the process holding the most, (\d+) \([^)]*\), has no statement memprobe may cancel/g;
 is(scalar(@named), 1, 'walsender: the log names it once');
 is(scalar(@others), 1, 'walsender: and no other process');
 like($log, qr/HINT:  A walsender decoding a transaction keeps up to logical_decoding_work_mem \(2GB\)/,
@@ -290,8 +290,8 @@ is( $node->safe_psql('postgres',
 		q{SELECT autoanalyze_count FROM pg_stat_user_tables WHERE relname = 'analyzed'}),
 	'1', 'autovacuum: its ANALYZE completes (the guard cancels no autovacuum)');
 $log = slurp_file($node->logfile, $log_start);
-@named = $log =~ /the process holding the most, $autovacuum \(autovacuum worker, \d+ MB\), has no statement the guard may cancel/g;
-@others = $log =~ /the process holding the most, (\d+) \([^)]*\), has no statement the guard may cancel/g;
+@named = $log =~ /the process holding the most, $autovacuum \(autovacuum worker, \d+ MB\), has no statement memprobe may cancel/g;
+@others = $log =~ /the process holding the most, (\d+) \([^)]*\), has no statement memprobe may cancel/g;
 is(scalar(@named), 1, 'autovacuum: the log names its worker once');
 is(scalar(@others), 1, 'autovacuum: and no other process');
 like($log, qr/HINT:  An autovacuum worker's memory is bounded by autovacuum_work_mem \(-1; -1 means maintenance_work_mem, 64MB\)/,
@@ -335,14 +335,14 @@ set('memprobe.min_available_memory' => '800MB');
 foreach my $size (300, 250)
 {
 	$big{$size}{h}->finish;
-	like(${ $big{$size}{err} }, qr/ERROR:  53200: canceling statement because the server's available memory/,
+	like(${ $big{$size}{err} }, qr/ERROR:  53200: canceling statement due to memprobe\.min_available_memory/,
 		"two statements: grow($size) is cancelled with 53200");
 }
 $bench->finish;
 is($? >> 8, 0, 'two statements: pgbench -S beside them completes');
 unlike($pg_out, qr/ERROR/, 'two statements: and gets no error');
 $log = slurp_file($node->logfile, $log_start);
-my @order = $log =~ /memprobe: canceling the statement of process (\d+) .*? which held the most memory/g;
+my @order = $log =~ /memprobe is canceling the statement of process (\d+) due to memprobe\.min_available_memory/g;
 is_deeply(\@order, [ $big{300}{pid}, $big{250}{pid} ],
 	'two statements: the larger is cancelled first, then the other, and nothing else');
 is(cancels() - $before, 2, 'two statements: memprobe_guard counts two cancels');
@@ -408,10 +408,10 @@ $log_start = -s $node->logfile;
 set('memprobe.min_available_memory' => '800MB');
 ($jh, $jout, $jerr, $leader) = start_join();
 $jh->finish;
-like($$jerr, qr/ERROR:  53200: canceling statement because the server's available memory/,
+like($$jerr, qr/ERROR:  53200: canceling statement due to memprobe\.min_available_memory/,
 	'parallel hash join: the guard cancels it with 53200');
 like(slurp_file($node->logfile, $log_start),
-	qr/memprobe: canceling the statement of process $leader \(query id -?\d+\), which held the most memory \((\d{3,}) MB\)/,
+	qr/memprobe is canceling the statement of process $leader due to memprobe\.min_available_memory\n[^\n]*DETAIL:  The server's available memory, [\d.]+ MB, fell below the minimum of [\d.]+ MB, and the statement held the most memory, (\d{3,}) MB\./,
 	"parallel hash join: the leader's statement, with its hash table's memory");
 is(cancels() - $before, 1, 'parallel hash join: one cancel');
 set('memprobe.min_available_memory' => '0');
@@ -453,7 +453,7 @@ my ($err, $res, $bench_status, $bench_out, $cap_log, $ooms) = runaway('SELECT gr
 note "C runaway: $err";
 like($err, qr/ERROR:  53200: out of memory\nDETAIL:  Failed on request of size 10485760/,
 	'C runaway: it fails inside the statement with 53200');
-like($cap_log, qr/LOG:  memprobe: the statement of process \d+ \(query id -?\d+\) grew from \d+ MB to \d+ MB after the guard cancelled it: its data size limit is lowered to \d+ MB/,
+like($cap_log, qr/LOG:  memprobe lowered the data size limit of process \d+ to \d+ MB\n[^\n]*DETAIL:  Its statement \(query id -?\d+\) grew from \d+ MB to \d+ MB after memprobe canceled it, without acting on the cancel/,
 	'C runaway: the log says the guard capped it');
 is($ooms, 0, 'C runaway: no OOM kill');
 unlike($cap_log, qr/terminated by signal 9/, 'C runaway: no process killed');
@@ -483,7 +483,7 @@ $$;
 	($err, $res, $bench_status, $bench_out, $cap_log, $ooms) = runaway('SELECT py_grow(2000)');
 	note "PL/Python runaway: $err";
 	like($err, qr/ERROR:  38000: MemoryError/, 'PL/Python runaway: it fails inside the statement with MemoryError (38000)');
-	like($cap_log, qr/its data size limit is lowered to \d+ MB/, 'PL/Python runaway: the guard capped it');
+	like($cap_log, qr/memprobe lowered the data size limit of process \d+ to \d+ MB/, 'PL/Python runaway: the guard capped it');
 	is($ooms, 0, 'PL/Python runaway: no OOM kill');
 	is($bench_status, 0, 'PL/Python runaway: pgbench -S beside it completes');
 	unlike($bench_out, qr/ERROR/, 'PL/Python runaway: and gets no error');
@@ -500,7 +500,7 @@ is($node->safe_psql('postgres', 'SELECT hold(300, 1)'), '300000',
 	'min_available_memory above the limit: a large statement is not cancelled');
 usleep(500_000);
 $log = slurp_file($node->logfile, $log_start);
-my @warned = $log =~ /WARNING:  memprobe\.min_available_memory \([\d.]+ [kMG]B\) can never be met: the server's memory is 1\.0 GB \(cgroup v[12] memory\.[a-z_]+\)/g;
+my @warned = $log =~ /WARNING:  memprobe\.min_available_memory can never be met\n[^\n]*DETAIL:  It is [\d.]+ [kMG]B, and the server's memory is 1\.0 GB \(cgroup v[12] memory\.[a-z_]+\)\./g;
 is(scalar(@warned), 1, 'min_available_memory above the limit: one WARNING with the figures');
 set('memprobe.min_available_memory' => '0');
 
@@ -512,7 +512,7 @@ set('memprobe.backend_memory_limit' => '1MB');
 is($status, 0, 'backend_memory_limit below an idle backend: pgbench -S completes');
 unlike($out, qr/ERROR/, 'backend_memory_limit below an idle backend: and gets no error');
 $log = slurp_file($node->logfile, $log_start);
-@warned = $log =~ /WARNING:  memprobe\.backend_memory_limit \(1(?:\.0+)? MB\) is below what an idle backend holds \([\d.]+ MB, process \d+\)/g;
+@warned = $log =~ /WARNING:  memprobe\.backend_memory_limit is below what an idle backend holds\n[^\n]*DETAIL:  It is 1(?:\.0+)? MB, and idle process \d+ holds [\d.]+ MB\./g;
 is(scalar(@warned), 1, 'backend_memory_limit below an idle backend: one WARNING with the figures');
 is(cancels(), $before, 'settings that cannot be met: nothing is cancelled');
 $idle->quit;
@@ -532,7 +532,7 @@ foreach my $mode ('simple', 'extended', 'prepared')
 	foreach my $round (1 .. 3)
 	{
 		(undef, $out) = pgbench(2, '-M', $mode, '-f', $script);
-		my @g = $out =~ /canceling statement because backend memory [\d.]+ MB exceeded memprobe\.backend_memory_limit/g;
+		my @g = $out =~ /canceling statement due to memprobe\.backend_memory_limit/g;
 		my @u = $out =~ /canceling statement due to user request/g;
 		$guard_errors += @g;
 		$user_cancels += @u;
@@ -562,7 +562,7 @@ close($fh);
 foreach my $mode ('simple', 'extended', 'prepared')
 {
 	(undef, $out) = pgbench(2, '-M', $mode, '-f', $in_function);
-	$guard_errors += () = $out =~ /canceling statement because backend memory [\d.]+ MB exceeded memprobe\.backend_memory_limit/g;
+	$guard_errors += () = $out =~ /canceling statement due to memprobe\.backend_memory_limit/g;
 	$user_cancels += () = $out =~ /canceling statement due to user request/g;
 }
 note "in a function: guard errors $guard_errors, 57014 $user_cancels";
@@ -629,7 +629,7 @@ SKIP:
 	$session->{stderr} = '';
 	$session->query(q{WITH c AS MATERIALIZED (SELECT g, repeat('x', 1000) AS r FROM generate_series(1, 1000000) g)
 		SELECT count(*), pg_sleep(1) FROM c});
-	like($session->{stderr}, qr/canceling statement because backend memory [\d.]+ MB exceeded/,
+	like($session->{stderr}, qr/canceling statement due to memprobe\.backend_memory_limit/,
 		'a statement over backend_memory_limit fails with the guard\'s error');
 	$session->{stderr} = '';
 	$session->query_until(qr/started/, "\\echo started\nDO \$\$BEGIN PERFORM pg_sleep(30); END\$\$;\n");

@@ -160,7 +160,7 @@ sub psql
 	return ($e, $o);
 }
 
-my $capped = qr/its data size limit is lowered to \d+ MB/;
+my $capped = qr/memprobe lowered the data size limit of process \d+ to \d+ MB/;
 my $limits = q{SELECT regexp_replace(pg_read_file('/proc/self/limits'), '.*Max data size +(\S+).*', '\1', 's')};
 
 # --- 1. a runaway that is not the first statement of its string
@@ -271,7 +271,7 @@ my $grow_oid = $node->safe_psql('postgres', q{SELECT 'grow'::regproc::oid});
 	note "fast-path: $err";
 	like($err, qr/^ERROR: 53200: /, 'fast-path runaway: it fails inside the call with 53200');
 	like($log, qr/canceling the statement of process $pid /, 'fast-path runaway: the guard cancelled it');
-	like($log, qr/the statement of process $pid \(query id 0\) grew .* $capped/, 'fast-path runaway: the guard capped it');
+	like($log, qr/memprobe lowered the data size limit of process $pid to \d+ MB\n[^\n]*DETAIL:  Its statement \(query id 0\) grew /, 'fast-path runaway: the guard capped it');
 	is($small, '300', 'fast-path: the session goes on, its next call takes 300MB');
 	like(slurp_file("/proc/$pid/limits"), qr/Max data size\s+unlimited/, 'fast-path: its limit is lifted');
 	close $sock;
@@ -316,7 +316,7 @@ my $grow_oid = $node->safe_psql('postgres', q{SELECT 'grow'::regproc::oid});
 	});
 	# the runaway mallocs anew, which the cap stops; touching the reserved memory it would not
 	like($err, qr/ERROR:  53200: /, 'a cap that cannot help: the statement fails with 53200');
-	like($log, qr/DETAIL:  The limit cannot help: it leaves the process room for \d+(\.\d)? (MB|GB) more than it holds, and the server can give only \d+ MB\./,
+	like($log, qr/DETAIL:  Its statement \(query id -?\d+\) grew from [^\n]* without acting on the cancel\.  The limit cannot help: it leaves the process room for \d+(\.\d)? (MB|GB) more than it holds, and the server can give only \d+ MB\./,
 		'a cap that cannot help: its LOG line says so');
 }
 
@@ -348,7 +348,7 @@ SKIP:
 		return $err;
 	});
 	my ($pid) = $out =~ /^(\d+)/;
-	like($e, qr/ERROR:  53200: canceling statement because backend memory [\d.]+ MB exceeded memprobe.backend_memory_limit \(200(?:\.\d+)? MB\)/,
+	like($e, qr/ERROR:  53200: canceling statement due to memprobe\.backend_memory_limit\nDETAIL:  The backend's memory, [\d.]+ MB, exceeded the limit of 200(?:\.\d+)? MB\./,
 		'the cap races the statement\'s end: the statement takes the cancel');
 	like($log, qr/memprobe lifted the data size limit of process $pid again\n[^\n]*DETAIL:  Its statement ended while the limit was being lowered\./,
 		'the cap races the statement\'s end: the sampler saw it end and lifted the limit');
@@ -387,7 +387,7 @@ usleep(300_000);
 		q{SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE 'DO $$ BEGIN PERFORM grow%' AND pid <> pg_backend_pid()});
 	$h->finish;
 	note "user's cancel after a caught guard cancel: $e";
-	like($e, qr/NOTICE:  00000: caught: canceling statement because backend memory/,
+	like($e, qr/NOTICE:  00000: caught: canceling statement due to memprobe\.backend_memory_limit/,
 		"user's cancel after a caught guard cancel: the guard's cancel was caught");
 	like($e, qr/ERROR:  57014: canceling statement due to user request/,
 		"user's cancel after a caught guard cancel: the user's cancel reaches the client as 57014");
@@ -418,14 +418,14 @@ $node->reload;
 	like($out, qr/^slept\|$/m, 'a session holding 150MB between statements: its small statement is not cancelled');
 	is($err, '', 'a session holding 150MB between statements: no error');
 	my $log = slurp_file($node->logfile, $log_offset);
-	like($log, qr/LOG:  memprobe: process $pid \(client backend\) held \d+ MB between statements; the guard does not cancel its statement, which added \d+ (kB|MB), for memprobe.backend_memory_limit/,
+	like($log, qr/LOG:  memprobe does not cancel the statement of process $pid \(client backend\) for memprobe\.backend_memory_limit\n[^\n]*DETAIL:  The process held \d+ MB between statements, and its statement added \d+ (kB|MB)\./,
 		'a session holding 150MB between statements: the log names it');
-	like($log, qr/pg_terminate_backend\(\) frees it/, 'a session holding 150MB between statements: with the hint');
+	like($log, qr/HINT:  Terminating the process with pg_terminate_backend\(\) frees what it keeps between statements/, 'a session holding 150MB between statements: with the hint');
 	unlike($log, qr/canceling the statement of process $pid /, 'a session holding 150MB between statements: nothing cancelled');
 	# a statement that adds a quarter of the limit itself is cancelled
 	$in .= "SELECT grow(50, 50, 0, 2000);\n\\echo grown\n\\q\n";
 	$h->finish;
-	like($err, qr/ERROR:  53200: canceling statement because backend memory [\d.]+ MB exceeded memprobe.backend_memory_limit \(100(?:\.\d+)? MB\)/,
+	like($err, qr/ERROR:  53200: canceling statement due to memprobe\.backend_memory_limit\nDETAIL:  The backend's memory, [\d.]+ MB, exceeded the limit of 100(?:\.\d+)? MB\./,
 		'a session holding 150MB between statements: a statement adding 50MB is cancelled');
 }
 
@@ -444,13 +444,13 @@ enter_cgroup($node);
 	my ($e, $o) = psql(undef, '-c', 'SELECT pg_sleep(0.5)', '-c', 'SELECT cancels_backend_memory_limit FROM memprobe_guard');
 	$bench->finish;
 	is($? >> 8, 0, '1MB limit before start: pgbench -S beside it completes');
-	unlike($bench_out, qr/exceeded/, '1MB limit before start: no pgbench statement cancelled');
+	unlike($bench_out, qr/canceling statement due to memprobe/, '1MB limit before start: no pgbench statement cancelled');
 	is($e, '', "1MB limit before start: a DBA's pg_sleep(0.5) is not cancelled");
 	is($o, "\n0", '1MB limit before start: the guard cancelled nothing');
 	my $log = no_kill('1MB limit before start', $log_offset);
-	my @warnings = $log =~ /WARNING:  memprobe.backend_memory_limit \(1(?:\.0+)? MB\) is below what an? (idle|fresh) backend holds/g;
+	my @warnings = $log =~ /WARNING:  memprobe\.backend_memory_limit is below what an? (idle|fresh) backend holds\n[^\n]*DETAIL:  It is 1(?:\.0+)? MB, /g;
 	is(scalar @warnings, 1, '1MB limit before start: one WARNING');
-	unlike($log, qr/holds .* more than memprobe.backend_memory_limit .* (checkpointer|walwriter|background writer|launcher)/,
+	unlike($log, qr/memprobe has no statement to cancel in process \d+ \((checkpointer|walwriter|background writer|[^)]*launcher)\)/,
 		'1MB limit before start: nothing logged about processes the setting does not apply to');
 }
 

@@ -75,7 +75,7 @@ foreach my $what (sort keys %runaways)
 		my $oom_after = cgroup_counters()->{oom_kill};
 		my $log = slurp_file($node->logfile, $log_offset);
 		note "$what, run $run: $e";
-		like($e, qr/ERROR:  53200: canceling statement because the server's available memory/,
+		like($e, qr/ERROR:  53200: canceling statement due to memprobe\.min_available_memory/,
 			"$what, run $run: fails with the guard's 53200");
 		is($oom_after - $oom_before, 0, "$what, run $run: no OOM kill")
 		  if defined $oom_before && defined $oom_after;

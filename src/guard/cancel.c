@@ -107,7 +107,7 @@ guard_subxact_event(SubXactEvent event)
  * new statement, cancelled again), and on a busy machine it can be taken
  * off the CPU between the two halves of a write, so a reader that gave up
  * after a burst of tries would leave the guard's cancel as core's 57014
- * (seen in CI: 2 runs of 20).  Bursts of tries with 100us pauses, up to
+ * (seen in CI).  Bursts of tries with 100us pauses, up to
  * about 50ms: this runs only in an error handler.
  */
 static bool
@@ -125,8 +125,8 @@ read_slot_patiently(GuardSlot *slot, GuardSlot *copy)
 /*
  * A guard cancel sent for a statement that ended before it arrived lands
  * in the next: the sampler checks that the statement still runs, then
- * sends the signal, and a statement can end in between (CI: 1 client error
- * in 94 under pgbench -M extended at 10ms samples was core's 57014).  Such
+ * sends the signal, and a statement can end in between (seen in CI under
+ * pgbench -M extended at 10ms samples, as a client's 57014).  Such
  * a cancel, not yet taken by the statement it was meant for, arriving
  * within LATE_CANCEL_MS of being sent, is still the guard's.  Someone
  * else's cancel after a guard cancel that was taken (a PL/pgSQL handler
@@ -182,17 +182,16 @@ guard_error_texts(const GuardSlot *slot, char **message, char **detail, char **h
 	size_texts_apart(slot->figure, slot->limit, &figure_text, &limit_text);
 	if (slot->reason == GUARD_BACKEND_LIMIT)
 	{
-		*message = psprintf("canceling statement because backend memory %s exceeded memprobe.backend_memory_limit (%s)",
-							figure_text, limit_text);
-		*detail = pstrdup("memprobe's memory guard cancelled the statement; the session can go on.");
+		*message = pstrdup("canceling statement due to memprobe.backend_memory_limit");
+		*detail = psprintf("The backend's memory, %s, exceeded the limit of %s.  memprobe's memory guard canceled the statement; the session can go on.",
+						   figure_text, limit_text);
 		*hint = pstrdup("Lower the statement's memory (work_mem, hash_mem_multiplier, or fewer rows at a time), or raise memprobe.backend_memory_limit.");
 	}
 	else
 	{
-		*message = psprintf("canceling statement because the server's available memory %s fell below memprobe.min_available_memory (%s)",
-							figure_text, limit_text);
-		*detail = psprintf("This process held the most memory, %s; memprobe's memory guard cancelled its statement so that the server would not run out.",
-						   size_text(slot->held));
+		*message = pstrdup("canceling statement due to memprobe.min_available_memory");
+		*detail = psprintf("The server's available memory, %s, fell below the minimum of %s, and this process held the most memory, %s.  memprobe's memory guard canceled its statement so that the server would not run out.",
+						   figure_text, limit_text, size_text(slot->held));
 		*hint = pstrdup("Run it again when more memory is free, lower its memory (work_mem, hash_mem_multiplier), or give the server more memory.");
 	}
 }

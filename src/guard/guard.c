@@ -19,18 +19,12 @@
  * statement holding a quarter of the setting; otherwise nothing is
  * cancelled, and the log says once per shortage which process holds the
  * memory and what bounds it.  Settings that can never be met are warned
- * about once and ignored (impossible_settings.c).  A cancelled statement that keeps growing without taking
- * the cancel is capped (data_cap.c).
+ * about once and ignored (impossible_settings.c).  A cancelled statement
+ * that keeps growing without taking the cancel is capped (data_cap.c).
  *
- * How a statement is cancelled: the sampler writes the reason and figures
- * into the process's slot (cancel.h: by PGPROC number, under a change
- * counter), then sends it SIGINT, as pg_cancel_backend() does; in the
- * process, core's query cancel becomes the guard's error, 53200 (cancel.c,
- * and the emit_log_hook, guard_log_emitting).  A cancel is sent only if the
- * statement sampled is still the one running (statement_still_running), so
- * that it does not fail the next statement with core's "canceling statement
- * due to user request"; and the server log has the guard's LOG line either
- * way.
+ * A statement is cancelled with SIGINT, as pg_cancel_backend() does, and
+ * in the process core's query cancel becomes the guard's error, 53200
+ * (cancel_statement, cancel.c).
  *
  * What the guard sees is readable from SQL (memprobe_guard, guard_view.c):
  * the available memory (computed whether or not min_available_memory is
@@ -143,7 +137,7 @@ guard_slot(int procno)
  * buffers, page cache, a process outside PostgreSQL, many small backends),
  * and cancelling one small statement after another frees nothing while the
  * shortfall stays.  A runaway statement passes it long before it matters:
- * measured, pgbench -S backends hold 2-4MB, the runaways of t/005 hundreds.
+ * an OLTP backend holds a few MB, a runaway hundreds (README).
  */
 #define MIN_AVAILABLE_SHARE 4
 
@@ -177,13 +171,13 @@ static bool episode_small_logged = false;
 
 /*
  * Sampling faster when the guard may soon have to act.  A runaway grows by
- * hundreds of MB a second (the audit's: 62-575 MB/s), so at the default
- * interval of 1s it can pass from "plenty left" to the OOM killer between
- * two samples.  After each sample the guard estimates how long the headroom
- * lasts (the memory above min_available_memory, or a process's distance to
- * backend_memory_limit) at the fastest growth it saw since the previous
- * sample (a process's, over the time its statement ran if it started since,
- * or the available memory's fall), and asks for the
+ * hundreds of MB a second (bench/RESULTS.md, "The default interval"), so at
+ * the default interval of 1s it can pass from "plenty left" to the OOM
+ * killer between two samples.  After each sample the guard estimates how
+ * long the headroom lasts (the memory above min_available_memory, or a
+ * process's distance to backend_memory_limit) at the fastest growth it saw
+ * since the previous sample (a process's, over the time its statement ran
+ * if it started since, or the available memory's fall), and asks for the
  * next sample after a quarter of that: down to STEP_FLOOR_US, and at the
  * floor while the memory is short, or a cancelled statement still runs (so
  * that its cap follows at once).  And before anything grows: a runaway
@@ -191,9 +185,10 @@ static bool episode_small_logged = false;
  * above min_available_memory must outlast one step at the fastest growth
  * expected (ASSUMED_GROWTH: an array_agg of 1000-byte texts grew at about
  * 1GB a second on this machine, README), twice over.  With plenty of memory
- * and nothing growing fast the interval stays as set.  The floor: a sample takes ~9us of CPU
- * per process (bench/RESULTS.md, "the sampler"), 200 processes ~2ms, so
- * 10ms samples take a fifth of a core, for the seconds a shortage lasts.
+ * and nothing growing fast the interval stays as set.  The floor: at
+ * STEP_FLOOR_US a sampler with a few hundred processes to read takes a
+ * sizeable share of a core (bench/RESULTS.md, "the sampler"), for the
+ * seconds a shortage lasts.
  */
 #define STEP_FLOOR_US	10000
 #define STEP_SHARE		4
@@ -381,6 +376,14 @@ statement_still_running(const GuardCandidate *c)
 /*
  * Cancel c's running statement: say why in its slot, then send SIGINT, if
  * the process in that PGPROC is still c's and still runs that statement.
+ * The sampler writes the reason and figures into the process's slot
+ * (cancel.h: by PGPROC number, under a change counter), then sends SIGINT,
+ * as pg_cancel_backend() does; in the process, core's query cancel becomes
+ * the guard's error, 53200 (cancel.c, and the emit_log_hook,
+ * guard_log_emitting).  A cancel is sent only if the statement sampled is
+ * still the one running (statement_still_running), so that it does not
+ * fail the next statement with core's "canceling statement due to user
+ * request"; and the server log has the guard's LOG line either way.
  */
 static void
 cancel_statement(const GuardCandidate *c, GuardReason reason, int64 figure, int64 limit)
@@ -411,17 +414,21 @@ cancel_statement(const GuardCandidate *c, GuardReason reason, int64 figure, int6
 	size_texts_apart(figure, limit, &figure_text, &limit_text);
 	if (reason == GUARD_BACKEND_LIMIT)
 		ereport(LOG,
-				errmsg("memprobe: canceling the statement of process %d (query id %lld) because its memory %s exceeded memprobe.backend_memory_limit (%s)",
-					   c->pid, (long long) c->queryid, figure_text, limit_text));
+				errmsg("memprobe is canceling the statement of process %d due to memprobe.backend_memory_limit",
+					   c->pid),
+				errdetail("Its memory, %s, exceeded the limit of %s.  Its query id is %lld.",
+						  figure_text, limit_text, (long long) c->queryid));
 	else
 		ereport(LOG,
-				errmsg("memprobe: canceling the statement of process %d (query id %lld), which held the most memory (%s), because the server's available memory %s fell below memprobe.min_available_memory (%s)",
-					   c->pid, (long long) c->queryid, size_text(c->group_bytes),
-					   figure_text, limit_text));
+				errmsg("memprobe is canceling the statement of process %d due to memprobe.min_available_memory",
+					   c->pid),
+				errdetail("The server's available memory, %s, fell below the minimum of %s, and the statement held the most memory, %s.  Its query id is %lld.",
+						  figure_text, limit_text, size_text(c->group_bytes),
+						  (long long) c->queryid));
 	if (kill(c->pid, SIGINT) != 0)
 	{
 		ereport(LOG,
-				errmsg("memprobe: could not send a cancel to process %d: %m", c->pid));
+				errmsg("memprobe could not send signal to process %d: %m", c->pid));
 		return;
 	}
 	/* counted once sent: memprobe_guard's cancels_* (the sampler is the only writer) */
@@ -471,17 +478,19 @@ cap_ignored_cancels(const GuardCandidate *candidates, int n, int64 avail,
 		 */
 		if (avail >= 0 && cap_bytes - c->private_bytes > avail)
 			ereport(LOG,
-					errmsg("memprobe: the statement of process %d (query id %lld) grew from %s to %s after the guard cancelled it: its data size limit is lowered to %s, so that its next allocation fails",
-						   c->pid, (long long) c->queryid, size_text(gs->cancelled_bytes),
-						   size_text(c->private_bytes), size_text(cap_bytes)),
-					errdetail("The limit cannot help: it leaves the process room for %s more than it holds, and the server can give only %s.  The statement did not act on the cancel.",
+					errmsg("memprobe lowered the data size limit of process %d to %s",
+						   c->pid, size_text(cap_bytes)),
+					errdetail("Its statement (query id %lld) grew from %s to %s after memprobe canceled it, without acting on the cancel.  The limit cannot help: it leaves the process room for %s more than it holds, and the server can give only %s.",
+							  (long long) c->queryid, size_text(gs->cancelled_bytes),
+							  size_text(c->private_bytes),
 							  size_text(cap_bytes - c->private_bytes), size_text(avail)));
 		else
 			ereport(LOG,
-					errmsg("memprobe: the statement of process %d (query id %lld) grew from %s to %s after the guard cancelled it: its data size limit is lowered to %s, so that its next allocation fails",
-						   c->pid, (long long) c->queryid, size_text(gs->cancelled_bytes),
-						   size_text(c->private_bytes), size_text(cap_bytes)),
-					errdetail("The statement did not act on the cancel.  The process restores its limit when the statement ends."));
+					errmsg("memprobe lowered the data size limit of process %d to %s",
+						   c->pid, size_text(cap_bytes)),
+					errdetail("Its statement (query id %lld) grew from %s to %s after memprobe canceled it, without acting on the cancel, so its next allocation fails.  The process restores its limit when the statement ends.",
+							  (long long) c->queryid, size_text(gs->cancelled_bytes),
+							  size_text(c->private_bytes)));
 	}
 }
 
@@ -513,8 +522,8 @@ lift_ended_caps(const GuardCandidate *candidates, int n)
 		gs->cap_in_place = false;
 		if (data_cap_lift_ended(c->pid, c->procno, gs->cap_old_limit))
 			ereport(LOG,
-					errmsg("memprobe: lifted the data size limit of process %d: the statement it was lowered for is no longer running",
-						   c->pid));
+					errmsg("memprobe lifted the data size limit of process %d", c->pid),
+					errdetail("The statement it was lowered for is no longer running."));
 	}
 }
 
@@ -588,11 +597,11 @@ held_between(const GuardCandidate *c, int64 limit, const char *setting)
 	{
 		gs->between_warned = true;
 		ereport(LOG,
-				errmsg("memprobe: process %d (%s) held %s between statements; the guard does not cancel its statement, which added %s, for %s",
-					   c->pid, sampler_backend_type_name(c->backend_type, c->bgw_type),
-					   size_text(c->between_bytes), size_text(Max(added_bytes(c), 0)), setting),
-				errdetail("A cancel frees only what a statement added; the memory a process keeps between statements stays."),
-				errhint("This is memory the process keeps between statements (what a procedural language's allocator kept, caches, temporary buffers, a large setting); terminating it with pg_terminate_backend() frees it.  A statement that adds a quarter of %s is still cancelled.",
+				errmsg("memprobe does not cancel the statement of process %d (%s) for %s",
+					   c->pid, sampler_backend_type_name(c->backend_type, c->bgw_type), setting),
+				errdetail("The process held %s between statements, and its statement added %s.  A cancel frees only what a statement added; the memory a process keeps between statements stays.",
+						  size_text(c->between_bytes), size_text(Max(added_bytes(c), 0))),
+				errhint("Terminating the process with pg_terminate_backend() frees what it keeps between statements (what a procedural language's allocator kept, caches, temporary buffers, a large setting).  A statement that adds a quarter of %s is still canceled.",
 						setting));
 	}
 	return true;
@@ -611,9 +620,9 @@ warn_uncancellable_once(const GuardCandidate *c, int64 limit)
 	gs->warned = true;
 	size_texts_apart(c->private_bytes, limit, &held_text, &limit_text);
 	ereport(LOG,
-			errmsg("memprobe: process %d (%s) holds %s, more than memprobe.backend_memory_limit (%s), but has no running statement the guard may cancel",
-				   c->pid, sampler_backend_type_name(c->backend_type, c->bgw_type),
-				   held_text, limit_text),
+			errmsg("memprobe has no statement to cancel in process %d (%s), over memprobe.backend_memory_limit",
+				   c->pid, sampler_backend_type_name(c->backend_type, c->bgw_type)),
+			errdetail("The process holds %s; the limit is %s.", held_text, limit_text),
 			errhint("%s", uncancellable_hint(c)));
 }
 
@@ -714,10 +723,10 @@ guard_min_available(GuardCandidate *candidates, int n, int64 avail, int64 min_av
 			episode_small_logged = true;
 			size_texts_apart(avail, min_avail, &avail_text, &min_avail_text);
 			ereport(LOG,
-					errmsg("memprobe: the server's available memory %s is below memprobe.min_available_memory (%s), and the process that held the most at the previous sample, %d (%s), is gone",
-						   avail_text, min_avail_text, prev_largest_pid,
-						   size_text(prev_largest_bytes)),
-					errdetail("It ended or was killed between two samples; the kernel's OOM killer kills the process that holds the most.  The guard cancels nothing now: the process holding the most, %d, holds only %s.",
+					errmsg("memprobe cancels no statement for memprobe.min_available_memory"),
+					errdetail("The server's available memory, %s, is below the minimum of %s, and the process that held the most at the previous sample, %d (%s), is gone: it ended or was killed between two samples, and the kernel's OOM killer kills the process that holds the most.  The process holding the most now, %d, holds only %s.",
+							  avail_text, min_avail_text, prev_largest_pid,
+							  size_text(prev_largest_bytes),
 							  holder->pid, size_text(holder->group_bytes)),
 					errhint("A shorter memprobe.sample_interval, or a larger memprobe.min_available_memory, leaves the guard time to act."));
 		}
@@ -726,11 +735,11 @@ guard_min_available(GuardCandidate *candidates, int n, int64 avail, int64 min_av
 			episode_small_logged = true;
 			size_texts_apart(avail, min_avail, &avail_text, &min_avail_text);
 			ereport(LOG,
-					errmsg("memprobe: the server's available memory %s is below memprobe.min_available_memory (%s), but the process holding the most, %d (%s), holds only %s; the guard cancels nothing",
-						   avail_text, min_avail_text, holder->pid,
-						   sampler_backend_type_name(holder->backend_type, holder->bgw_type),
-						   size_text(holder->group_bytes)),
-					errdetail("The guard cancels a statement only if it holds at least a quarter of memprobe.min_available_memory: the memory is held elsewhere (shared memory, the page cache, other programs, many small processes)."));
+					errmsg("memprobe cancels no statement for memprobe.min_available_memory"),
+					errdetail("The server's available memory, %s, is below the minimum of %s, but the process holding the most, %d (%s), holds only %s.  memprobe cancels a statement only if it holds at least a quarter of memprobe.min_available_memory: the memory is held elsewhere (shared memory, the page cache, other programs, many small processes).",
+							  avail_text, min_avail_text, holder->pid,
+							  sampler_backend_type_name(holder->backend_type, holder->bgw_type),
+							  size_text(holder->group_bytes)));
 		}
 		return;
 	}
@@ -741,10 +750,11 @@ guard_min_available(GuardCandidate *candidates, int n, int64 avail, int64 min_av
 			episode_holder_logged = holder->pid;
 			size_texts_apart(avail, min_avail, &avail_text, &min_avail_text);
 			ereport(LOG,
-					errmsg("memprobe: the server's available memory %s is below memprobe.min_available_memory (%s), but the process holding the most, %d (%s, %s), has no statement the guard may cancel; the guard cancels nothing else",
-						   avail_text, min_avail_text, holder->pid,
-						   sampler_backend_type_name(holder->backend_type, holder->bgw_type),
-						   size_text(holder->group_bytes)),
+					errmsg("memprobe cancels no statement for memprobe.min_available_memory"),
+					errdetail("The server's available memory, %s, is below the minimum of %s, and the process holding the most, %d (%s, %s), has no statement memprobe may cancel; memprobe cancels nothing else.",
+							  avail_text, min_avail_text, holder->pid,
+							  sampler_backend_type_name(holder->backend_type, holder->bgw_type),
+							  size_text(holder->group_bytes)),
 					errhint("%s", uncancellable_hint(holder)));
 		}
 		return;

@@ -51,12 +51,12 @@ guard_min_available_possible(int64 min_avail, int64 total, AvailableSource sourc
 		impossible_min_available_total = total;
 		ereport(WARNING,
 				errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				errmsg("memprobe.min_available_memory (%s) can never be met: the server's memory is %s (%s)",
-					   size_text(min_avail), size_text(total),
-					   source == AVAILABLE_MEMAVAILABLE ? "MemTotal" :
-					   source == AVAILABLE_CGROUP_V2 ? "cgroup v2 memory.max" :
-					   "cgroup v1 memory.limit_in_bytes"),
-				errdetail("The memory guard does not act on memprobe.min_available_memory until it is set below that."));
+				errmsg("memprobe.min_available_memory can never be met"),
+				errdetail("It is %s, and the server's memory is %s (%s).  The memory guard does not act on memprobe.min_available_memory until it is set below that.",
+						  size_text(min_avail), size_text(total),
+						  source == AVAILABLE_MEMAVAILABLE ? "MemTotal" :
+						  source == AVAILABLE_CGROUP_V2 ? "cgroup v2 memory.max" :
+						  "cgroup v1 memory.limit_in_bytes"));
 	}
 	return false;
 }
@@ -131,10 +131,12 @@ guard_backend_limit_possible(const GuardCandidate *candidates, int n, int64 limi
 	ereport(WARNING,
 			errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			idle != NULL ?
-			errmsg("memprobe.backend_memory_limit (%s) is below what an idle backend holds (%s, process %d)",
-				   limit_text, judge_text, idle->pid) :
-			errmsg("memprobe.backend_memory_limit (%s) is below what a fresh backend holds (%s)",
-				   limit_text, judge_text),
-			errdetail("Every statement would pass it; the memory guard does not act on memprobe.backend_memory_limit until it is set above that."));
+			errmsg("memprobe.backend_memory_limit is below what an idle backend holds") :
+			errmsg("memprobe.backend_memory_limit is below what a fresh backend holds"),
+			idle != NULL ?
+			errdetail("It is %s, and idle process %d holds %s.  Every statement would pass it; the memory guard does not act on memprobe.backend_memory_limit until it is set above that.",
+					  limit_text, idle->pid, judge_text) :
+			errdetail("It is %s, and a fresh backend holds %s.  Every statement would pass it; the memory guard does not act on memprobe.backend_memory_limit until it is set above that.",
+					  limit_text, judge_text));
 	return false;
 }

@@ -498,8 +498,8 @@ guard_sample(SampleSet *set)
  * each at its latest sample while it lived.  Not simply the last sample's:
  * the kernel frees a killed process's memory at once, and the postmaster
  * reaps it a little later, so a sample in between sees the victim at 0
- * bytes (a zombie) or not at all, and would name a bystander (seen: the
- * autovacuum launcher, 2MB, for a victim sampled at 861MB 100ms before).
+ * bytes (a zombie) or not at all, and would name a bystander (t/005 once
+ * saw the autovacuum launcher named for a victim sampled 100ms before).
  * So a process that was in the list and is now dead or gone keeps its last
  * live figure for DEAD_GRACE_MS (at least two samples); one that lives is
  * always at its latest figure (one that held much and freed it is no
@@ -575,10 +575,10 @@ save_largest(SampleSet *set)
 
 /*
  * A sampler whose samples take more than 1/SAMPLE_COST_WARN of its interval
- * in CPU time uses that share of a core, all the time.  Measured
- * (bench/RESULTS.md, "the sampler"): about 9us per process per sample, so
- * 200 processes take ~2ms: 1ms samples keep a core busy, 10ms ones take 18%
- * of it, 100ms ones 2%.  One WARNING per value of memprobe.sample_interval,
+ * in CPU time uses that share of a core, all the time: a sample's cost grows
+ * with the processes it reads, so with a few hundred of them the shortest
+ * intervals keep a core busy (bench/RESULTS.md, "the sampler").  One
+ * WARNING per value of memprobe.sample_interval,
  * after SAMPLE_COST_RUN samples in a row over the line (CPU time, not wall
  * time: a sampler descheduled on a busy machine costs nothing meanwhile).
  */
@@ -615,9 +615,10 @@ check_sample_cost(int nprocs, int64 cpu_us)
 	over = 0;
 	warned_interval = sample_interval;
 	ereport(WARNING,
-			errmsg("memprobe.sample_interval (%g ms) is short for this server: a sample of %d processes takes %.2f ms of CPU time, so the sampler uses about %.0f%% of a CPU core",
-				   sample_interval, nprocs, cpu_us / 1000.0,
-				   Min(100.0, 100.0 * cpu_us / (sample_interval * 1000.0))),
+			errmsg("memprobe.sample_interval is short for this server"),
+			errdetail("It is %g ms, and a sample of %d processes takes %.2f ms of CPU time, so the memprobe sampler uses about %.0f%% of a CPU core.",
+					  sample_interval, nprocs, cpu_us / 1000.0,
+					  Min(100.0, 100.0 * cpu_us / (sample_interval * 1000.0))),
 			errhint("Set memprobe.sample_interval to %d ms or more to keep the sampler under %d%% of a core.",
 					(int) Min(60 * 60 * 1000, (cpu_us * SAMPLE_COST_WARN + 999) / 1000),
 					100 / SAMPLE_COST_WARN));
@@ -630,9 +631,8 @@ proc_available(void)
 	if (private_bytes_of(MyProcPid) >= 0)
 		return true;
 	ereport(LOG,
-			errmsg("memprobe sampler: /proc/%d/statm cannot be read; no process memory will be sampled",
-				   MyProcPid),
-			errdetail("The sampler reads each process's resident memory from /proc/PID/statm (Linux)."));
+			errmsg("memprobe cannot read \"/proc/%d/statm\"", MyProcPid),
+			errdetail("The sampler reads each process's resident memory from /proc/PID/statm (Linux); it samples no process memory."));
 	return false;
 }
 

@@ -11,32 +11,7 @@
  * (userid, dbid, queryid, toplevel); a statement whose queryid is 0 is not
  * tracked.  When preloaded, statements_preloaded() calls EnableQueryId(),
  * as pg_stat_statements does, unless the server starts with memprobe.track
- * = none.
- *
- * What one execution records (ExecutorStart to ExecutorEnd of one
- * QueryDesc; a cursor's fetches are one execution):
- *
- *	executor memory: the bytes es_query_cxt and all its children hold in
- *		blocks (MemoryContextMemAllocated(es_query_cxt, true)), sampled at
- *		the end of every ExecutorRun and at the start of ExecutorEnd (after
- *		ExecutorFinish, before any node ends and frees its memory); the
- *		largest sample is the execution's figure.  A lower bound of the true
- *		peak: memory freed between two samples (a hash table or sort a node
- *		reset and rebuilt, a spilling sort's memory freed before its merge)
- *		is not seen, nor memory outside es_query_cxt (catalog caches, the
- *		plan itself) nor parallel workers' own memory.
- *	node peak: the largest peak any node of the plan recorded, as EXPLAIN
- *		ANALYZE prints it (Sort Memory, Hash Peak Memory Usage, HashAggregate
- *		Peak Memory Usage, Memoize Peak Memory Usage, Material Maximum
- *		Storage, and the stores of WindowAgg, CTE Scan and Recursive Union
- *		from stores.c), read at ExecutorEnd before the nodes end; the
- *		leader's own nodes only.  Each node kind plugs in one function
- *		(node_peaks.c).
- *	spilled: some node went past work_mem to disk (a disk sort, a hash join
- *		with more than one batch, a hash aggregate that spilled, a
- *		tuplestore on disk).
- *	temp bytes: pgBufferUsage.temp_blks_written * BLCKSZ, from ExecutorStart
- *		to the end of ExecutorEnd (nested statements' included).
+ * = none.  What one execution records: see Execution.
  *
  * Hot path: with memprobe.track excluding a statement, the hooks test the
  * level and move on (no allocation, no lookup).  A tracked statement costs
@@ -107,7 +82,30 @@ assign_track(int newval, void *extra)
 /*
  * One tracked execution in progress: allocated in its es_query_cxt and
  * unlinked by a reset callback on that context, so an execution that errors
- * out leaves nothing behind.
+ * out leaves nothing behind.  What it records (ExecutorStart to ExecutorEnd
+ * of one QueryDesc; a cursor's fetches are one execution):
+ *
+ *	executor memory: the bytes es_query_cxt and all its children hold in
+ *		blocks (MemoryContextMemAllocated(es_query_cxt, true)), sampled at
+ *		the end of every ExecutorRun and at the start of ExecutorEnd (after
+ *		ExecutorFinish, before any node ends and frees its memory); the
+ *		largest sample is the execution's figure.  A lower bound of the true
+ *		peak: memory freed between two samples (a hash table or sort a node
+ *		reset and rebuilt, a spilling sort's memory freed before its merge)
+ *		is not seen, nor memory outside es_query_cxt (catalog caches, the
+ *		plan itself) nor parallel workers' own memory.
+ *	node peak: the largest peak any node of the plan recorded, as EXPLAIN
+ *		ANALYZE prints it (Sort Memory, Hash Peak Memory Usage, HashAggregate
+ *		Peak Memory Usage, Memoize Peak Memory Usage, Material Maximum
+ *		Storage, and the stores of WindowAgg, CTE Scan and Recursive Union
+ *		from stores.c), read at ExecutorEnd before the nodes end; the
+ *		leader's own nodes only.  Each node kind plugs in one function
+ *		(node_peaks.c).
+ *	spilled: some node went past work_mem to disk (a disk sort, a hash join
+ *		with more than one batch, a hash aggregate that spilled, a
+ *		tuplestore on disk).
+ *	temp bytes: pgBufferUsage.temp_blks_written * BLCKSZ, from ExecutorStart
+ *		to the end of ExecutorEnd (nested statements' included).
  */
 typedef struct Execution
 {
@@ -172,11 +170,11 @@ static int64 statement_private_peak(void);
  * The shared entries this backend stored into last, by key, with the
  * incarnation each had then.  A statement whose entry is remembered is
  * stored under that entry's spinlock alone, if its incarnation is still
- * the one remembered: neither the table's lock nor a lookup (the lock took
- * some 110 of memprobe's instructions per pgbench -S statement, the lookup
- * some 250, bench/RESULTS.md).  An entry that left the table since (entry_remove) or
- * whose element now holds another (entry_alloc) has another incarnation,
- * and is looked up again under the lock.
+ * the one remembered: neither the table's lock nor a lookup, the two
+ * largest parts of what storing cost a statement (bench/RESULTS.md, "Per
+ * statement under 1%").  An entry that left the table since (entry_remove)
+ * or whose element now holds another (entry_alloc) has another
+ * incarnation, and is looked up again under the lock.
  */
 #define ENTRY_MEMO_SIZE 64
 

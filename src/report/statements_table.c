@@ -105,9 +105,9 @@ statements_shmem_request(void)
 	if (limit > 0 && size > limit)
 		ereport(ERROR,
 				errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				errmsg("memprobe_statements would take %zu MB of shared memory, more than an eighth of this machine's memory (%zu MB)",
-					   size / (1024 * 1024), limit / (1024 * 1024)),
-				errdetail("memprobe.max is %d and memprobe.query_text_bytes is %d; each entry reserves its text's bytes.",
+				errmsg("memprobe_statements would take more than an eighth of this machine's memory"),
+				errdetail("It would take %zu MB of shared memory, and an eighth is %zu MB.  memprobe.max is %d and memprobe.query_text_bytes is %d; each entry reserves its text's bytes.",
+						  size / (1024 * 1024), limit / (1024 * 1024),
 						  statements_max, statements_text_bytes),
 				errhint("Lower memprobe.max or memprobe.query_text_bytes."));
 	RequestNamedLWLockTranche("memprobe_statements", 1);

@@ -7,35 +7,19 @@
  *
  * It does what nodeSeqscan.c and heapam's page-mode scan
  * (heapgettup_pagemode, heapgetpage / heap_prepare_pagescan) do together,
- * with the same public functions and in the same order:
- *	- the scan starts at the first fetch, not at executor start (EXPLAIN
- *	  without ANALYZE scans nothing and counts no scan);
- *	- a table larger than a quarter of shared_buffers is read through a
- *	  BAS_BULKREAD ring and, with synchronize_seqscans, starts where other
- *	  scans of it are (ss_get_location) and reports its position as it goes
- *	  (ss_report_location); a rescan keeps its start block, as heapam does;
- *	- SERIALIZABLE: a predicate lock on the relation at scan start, taken
- *	  before the block count is read (as heap_beginscan before initscan),
- *	  and rw-conflict checks on every tuple read
- *	  (HeapCheckForSerializableConflictOut) when the transaction needs them;
- *	- each page: CHECK_FOR_INTERRUPTS, the block (its synchronized-scan
- *	  position reported before it is read), heap_page_prune_opt, then under
- *	  a share lock the "snapshot too old" test (15) and the visible tuples
- *	  collected at once (an all-visible page skips the per-tuple visibility
- *	  test); the tuples are then returned from the pinned, unlocked page;
- *	- "snapshot too old" (15): the current page is tested again at every
- *	  fetch, as heapgettup_pagemode does;
- *	- pgstat: a sequential scan counted per scan and rescan, each tuple
- *	  read counted;
- *	- backward scans and changes of direction, as heapam: a backward scan
- *	  that starts afresh starts at the last block and does not report its
- *	  position; after a change of direction the stream restarts from the
- *	  current block when the next page is needed, not before;
- *	- EvalPlanQual: the test tuple (or the row-mark refetch) is copied into
- *	  the node's own slot, so quals and projection, compiled for that slot
- *	  type, see it as they see any scanned tuple.
- * The scan needs an MVCC snapshot (page-at-a-time visibility), as heapam's
- * page mode does; executor snapshots always are.
+ * with the same public functions and in the same order; each step is
+ * beside the function that mirrors it: the scan starts at the first fetch,
+ * not at executor start, so EXPLAIN without ANALYZE scans nothing
+ * (begin_scan); the block count, the BAS_BULKREAD ring and synchronized
+ * scans (init_scan, next_block); SERIALIZABLE's predicate lock before the
+ * block count (lock_relation) and its rw-conflict checks on every tuple
+ * read; each page pruned and its visible tuples collected at once under a
+ * share lock (read_page); "snapshot too old" on 15 (test_current_page);
+ * backward scans and changes of direction, as heapam (next_tuple_slow);
+ * EvalPlanQual's test tuple copied into the node's own slot, so that quals
+ * and projection see it as any scanned tuple (epq_fetch).  The scan needs
+ * an MVCC snapshot (page-at-a-time visibility), as heapam's page mode does;
+ * executor snapshots always are.
  *
  * The node's state is in streamscan_node.h.  Apart from this file: what the
  * node sets up before its first row (streamscan_prepare.c), the projection

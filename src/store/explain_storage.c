@@ -10,41 +10,21 @@
  * while ExplainNode() prints them.  What memprobe can do is add the lines
  * to EXPLAIN's finished output, at the place 18 prints them:
  *
- *	- ProcessUtility: for EXPLAIN with ANALYZE, the output receiver is
- *	  wrapped; it passes the row description on at once and holds EXPLAIN's
- *	  rows (one per line in text format, one document otherwise) until
- *	  EXPLAIN ends, then sends them on, with the lines added.
- *	- ExecutorEnd of each explained query (known at its ExecutorStart:
- *	  instrumented, and sending its rows nowhere, into a table or to
- *	  EXPLAIN's SERIALIZE, never a function's or SPI's query), before its
- *	  nodes end: a walk in ExplainNode()'s order
- *	  (init plans, outer, inner, members, sub plans, each sub plan once)
- *	  numbers the nodes EXPLAIN prints and takes the figures stores.c
- *	  sampled for the nodes of those four kinds (explain_storage_walk.c).
- *	- The output is read node by node in that same order (a text node's
- *	  header line, or a structured node's "Node Type" property), and each
- *	  node's lines go after its own properties and before its buffer, WAL
- *	  and per-worker figures and its children, where 18's ExplainNode()
- *	  prints them.  Every header must be where the walk says and every
- *	  numbered node of those kinds must carry the expected name; if anything
- *	  does not match (another extension changed the output, say), the output
- *	  is sent unchanged.
- *	- In text format a value with a newline (a string constant in a filter,
- *	  say) goes on over the next output lines, which user data can make look
- *	  like anything, so where a node's properties end is not read from the
- *	  text: the walk deparses the node's own properties as ExplainNode() does
- *	  and keeps how many lines each takes, and the reading steps over exactly
- *	  those lines.  When that cannot be known (a range table name with a
- *	  newline), the node gets no lines.
+ *	- ProcessUtility (explain_storage_begin): for EXPLAIN with ANALYZE, the
+ *	  output receiver is wrapped; it passes the row description on at once
+ *	  and holds EXPLAIN's rows (one per line in text format, one document
+ *	  otherwise) until EXPLAIN ends, then sends them on, with the lines added.
+ *	- ExecutorEnd of each explained query, before its nodes end: a walk in
+ *	  ExplainNode()'s order numbers the nodes EXPLAIN prints and takes the
+ *	  figures stores.c sampled for the nodes of those four kinds
+ *	  (explain_storage_walk.c).
+ *	- The output is read node by node in that same order, and each node's
+ *	  lines go where 18's ExplainNode() prints them (add_storage_lines); if
+ *	  anything does not match (another extension changed the output, say),
+ *	  the output is sent unchanged.
  *
- * The figures are 18's (tuplestore_get_stats()), kept by stores.c across
- * 15's and 17's per-partition and per-iteration stores and sampled at every
- * input row (18 updates them when a store is trimmed, cleared or spills; a
- * store filled in one call that spilled shows at least work_mem, the floor
- * of 18's figure).  When memprobe holds the store's tuples, a
- * second line gives their context and the most it held in blocks, as
- * GenMaterial's node does.  auto_explain prints plans itself and gets no
- * lines.  memprobe.explain_storage turns this off.
+ * auto_explain prints plans itself and gets no lines.
+ * memprobe.explain_storage turns this off.
  *
  * Copyright (c) 2026, The memprobe Developers
  * Portions Copyright (c) 1996-2025, PostgreSQL Global Development Group
@@ -122,7 +102,15 @@ starts_with(const char *s, const char *prefix)
 	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-/* The lines memprobe adds for one node, indented by 'indent'. */
+/*
+ * The lines memprobe adds for one node, indented by 'indent'.  The figures
+ * are 18's (tuplestore_get_stats()), kept by stores.c across 15's and 17's
+ * per-partition and per-iteration stores and sampled at every input row (18
+ * updates them when a store is trimmed, cleared or spills; a store filled
+ * in one call that spilled shows at least work_mem, the floor of 18's
+ * figure).  When memprobe holds the store's tuples, a second line gives
+ * their context and the most it held in blocks, as GenMaterial's node does.
+ */
 static List *
 storage_lines(StorageNode *node, OutputFormat format, int indent, bool last_in_object)
 {
@@ -216,7 +204,12 @@ starts_with_any(const char *s, const char *const *prefixes)
 
 /*
  * Text format: where a node's own properties end, from its first property
- * line.  Each property the walk counted is stepped over with as many lines
+ * line.  A value with a newline (a string constant in a filter, say) goes
+ * on over the next output lines, which user data can make look like
+ * anything, so where the properties end is not read from the text: the walk
+ * deparses the node's own properties as ExplainNode() does and keeps how
+ * many lines each takes (explain_storage_walk.c; a node whose count cannot
+ * be known, as with a range table name with a newline, gets no lines).  Each property the walk counted is stepped over with as many lines
  * as its value takes (a property left out, as "Rows Removed by Filter" with
  * none removed, is not there), so a value's continuation lines are never
  * read as anything; the line after them must be one that ends a node's
@@ -331,7 +324,12 @@ node_header(Lines *out, int i, bool plan_start, OutputFormat format, int *indent
 
 /*
  * The output with the lines added, or NULL if it does not have the nodes
- * the walks numbered.
+ * the walks numbered.  The output is read node by node in the walk's order
+ * (a text node's header line, or a structured node's "Node Type" property),
+ * and each node's lines go after its own properties and before its buffer,
+ * WAL and per-worker figures and its children, where 18's ExplainNode()
+ * prints them.  Every header must be where the walk says and every numbered
+ * node of those kinds must carry the expected name.
  */
 static Lines *
 add_storage_lines(Lines *out, ExplainFrame *frame)
@@ -544,7 +542,7 @@ rewritten_rows(HoldingReceiver *h)
 	added = add_storage_lines(out, frame);
 	if (added == NULL)
 	{
-		elog(DEBUG1, "memprobe: EXPLAIN's output does not have the plan nodes memprobe numbered; its Storage lines are left out");
+		elog(DEBUG1, "memprobe leaves the Storage lines out: EXPLAIN's output lacks the plan nodes it numbered");
 		return h->rows;
 	}
 

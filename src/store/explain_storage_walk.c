@@ -19,8 +19,8 @@
  * counting node headers in that order, and when the count does not match,
  * the output goes out unchanged.  In text format the walk also deparses
  * each such node's own properties as ExplainNode() does, so that the
- * reading knows how many lines their values take (explain_storage.c's
- * header says why).
+ * reading knows how many lines their values take (explain_storage.c,
+ * text_properties_end, says why).
  *
  * Copyright (c) 2026, The memprobe Developers
  * Portions Copyright (c) 1996-2025, PostgreSQL Global Development Group
@@ -318,9 +318,11 @@ number_node(PlanState *ps, List *ancestors, NumberWalk *walk)
 }
 
 /*
- * Is this the query an EXPLAIN ANALYZE runs (ExplainOnePlan's)?  Asked at
- * ExecutorStart: by ExecutorEnd the receiver may already be freed (17 frees
- * CREATE TABLE AS's before it).
+ * Is this the query an EXPLAIN ANALYZE runs (ExplainOnePlan's)?  It is
+ * instrumented and sends its rows nowhere, into a table or to EXPLAIN's
+ * SERIALIZE: never a function's or SPI's query.  Asked at ExecutorStart: by
+ * ExecutorEnd the receiver may already be freed (17 frees CREATE TABLE AS's
+ * before it).
  */
 static bool
 is_explained_query(QueryDesc *queryDesc, int eflags)
