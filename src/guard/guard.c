@@ -43,8 +43,6 @@
 
 #include <signal.h>
 
-#include "access/htup_details.h"
-#include "funcapi.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "port/atomics.h"
@@ -52,7 +50,6 @@
 #include "storage/proc.h"
 #include "storage/shmem.h"
 #include "utils/backend_status.h"
-#include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
@@ -69,7 +66,6 @@
 #include "shared/injection.h"
 #include "shared/changecount.h"
 #include "shared/compat.h"
-#include "shared/stats_privileges.h"
 
 /* memprobe.backend_memory_limit, memprobe.min_available_memory (kB; 0: off) */
 int			guard_backend_limit_kb = 0;

@@ -387,7 +387,7 @@ store_failed(void)
 void
 statements_xact_event(XactEvent event)
 {
-	if (nfailed > 0 && statements_generation != NULL &&
+	if (nfailed > 0 && statements_shared != NULL &&
 		(event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT))
 		store_failed();
 }
@@ -396,7 +396,7 @@ statements_xact_event(XactEvent event)
 void
 statements_subxact_event(SubXactEvent event)
 {
-	if (nfailed > 0 && statements_generation != NULL && event == SUBXACT_EVENT_ABORT_SUB)
+	if (nfailed > 0 && statements_shared != NULL && event == SUBXACT_EVENT_ABORT_SUB)
 		store_failed();
 }
 
@@ -463,10 +463,10 @@ statements_parsed(ParseState *pstate, Query *query, JumbleState *jstate, int lev
 	 * plan after track = all keeps its text as written in both.
 	 */
 	if (jstate == NULL || jstate->clocations_count == 0 || query->queryId == UINT64CONST(0) ||
-		statements_generation == NULL || !TRACKED(level))
+		statements_shared == NULL || !TRACKED(level))
 		return;
 	/* a statement run again, its text known: two comparisons, no call */
-	generation = pg_atomic_read_u32(statements_generation);
+	generation = pg_atomic_read_u32(&statements_shared->generation);
 	if (generation == query_texts_known_generation &&
 		query_texts_known_last(GetUserId(), query->queryId, level == 0))
 		return;
@@ -508,7 +508,7 @@ statements_executor_started(QueryDesc *queryDesc, int eflags, int level)
 		 * statement run from a cached plan is parsed by no one who would
 		 * have noticed (query_texts_check_generation at parse analysis).
 		 */
-		generation = pg_atomic_read_u32(statements_generation);
+		generation = pg_atomic_read_u32(&statements_shared->generation);
 		if (unlikely(generation != query_texts_known_generation))
 			query_texts_check_generation(generation);
 		e->text_known = query_texts_known_last(e->userid, e->queryid, e->toplevel) ||

@@ -19,7 +19,6 @@
 #include "executor/executor.h"
 #include "parser/analyze.h"
 
-#include "report/node_peaks.h"
 
 extern void statements_init(void);
 extern void statements_preloaded(void);

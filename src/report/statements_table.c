@@ -44,8 +44,6 @@
 int			statements_max = 5000;
 int			statements_text_bytes = 1024;
 
-/* the table's count of resets and evictions (query_texts.c), once attached */
-pg_atomic_uint32 *statements_generation = NULL;
 
 /* as pg_stat_statements' USAGE_DECREASE_FACTOR and USAGE_DEALLOC_PERCENT */
 #define USAGE_DECREASE_FACTOR	(0.99)
@@ -166,7 +164,6 @@ statements_shmem_init(void)
 	HASHCTL		info;
 
 	statements_shared = ShmemInitStruct("memprobe_statements", sizeof(StatementsShared), &found);
-	statements_generation = &statements_shared->generation;
 	if (!found)
 	{
 		statements_shared->lock = &(GetNamedLWLockTranche("memprobe_statements"))->lock;

@@ -24,9 +24,6 @@
 extern int	statements_max;
 extern int	statements_text_bytes;
 
-/* the table's count of resets and evictions (query_texts.c); NULL: no table */
-extern pg_atomic_uint32 *statements_generation;
-
 typedef struct StatementsKey
 {
 	Oid			userid;
